@@ -1,0 +1,102 @@
+/*
+ * ast.h: the syntax tree the parser builds and lower.c turns into IR.
+ *
+ * The tree is untyped: names, literals and calls are resolved by lower.c,
+ * which knows the constexpr values and so every shape.  Every node keeps
+ * the location of the token that best names it (the operator of a binary
+ * expression, the name of a call) for diagnostics.
+ */
+#ifndef TILEC_AST_H
+#define TILEC_AST_H
+
+#include "util.h"
+
+typedef enum NodeKind {
+	/* expressions */
+	ND_INT,    /* ival; `suffix_type` if the literal had a suffix (unused now: TY_VOID) */
+	ND_FLOAT,  /* fval */
+	ND_BOOL,   /* ival 0/1: `true`, `false` */
+	ND_NONE,   /* `None` inside an index list */
+	ND_SLICE,  /* `:` inside an index list */
+	ND_NAME,   /* name: a variable, a parameter, `inf`, `nan`, or a type name like f32 */
+	ND_TYPE,   /* a type written in type position: `*f32`, `i32` (ty) */
+	ND_UNARY,  /* op (one of '-', '!', '~') lhs */
+	ND_BINARY, /* op lhs rhs; op is a TokKind of the operator */
+	ND_CALL,   /* name(args...) ; args may carry `argname` for keyword args */
+	ND_INDEX,  /* lhs[args...] where args are ND_SLICE / ND_NONE */
+	ND_LIST,   /* [a, b, ...]: a shape */
+	/* statements */
+	ND_LET,    /* let name = lhs ; */
+	ND_VAR,    /* var name = lhs ; */
+	ND_ASSIGN, /* name op= lhs ; op is '=' or the compound operator's TokKind */
+	ND_EXPR,   /* lhs ; */
+	ND_FOR,    /* for name in range(args) body */
+	ND_IF,     /* if lhs then_ else_ (else_ may be NULL, or an ND_IF for else-if) */
+	ND_BLOCK,  /* { stmts } */
+	ND_RETURN, /* return ; (only as the last statement of a kernel) */
+} NodeKind;
+
+/* A written type: element name plus pointer flag. */
+typedef struct TypeSpec {
+	int elem;     /* ElemKind from ir.h (TY_I32, TY_F32, ...) of the element or pointee */
+	bool is_ptr;  /* `*T` */
+	Loc loc;
+} TypeSpec;
+
+typedef struct Node Node;
+struct Node {
+	NodeKind kind;
+	Loc loc;
+	int op;            /* ND_UNARY, ND_BINARY, ND_ASSIGN: operator TokKind */
+	const char *name;  /* ND_NAME, ND_CALL, ND_LET, ND_VAR, ND_ASSIGN, ND_FOR */
+	const char *argname; /* keyword argument name when this node is a call argument, else NULL */
+	int64_t ival;
+	double fval;
+	TypeSpec ty;       /* ND_TYPE */
+	Node *lhs, *rhs;
+	Node **args;       /* ND_CALL, ND_INDEX, ND_LIST, ND_FOR (range arguments) */
+	int nargs;
+	Node **stmts;      /* ND_BLOCK */
+	int nstmts;
+	Node *body;        /* ND_FOR, ND_IF (then) */
+	Node *else_;       /* ND_IF */
+};
+
+typedef struct Param {
+	const char *name;
+	Loc loc;
+	TypeSpec ty;
+	bool is_const;      /* `NAME: const i32 = 4` */
+	Node *defval;       /* default of a const parameter, or NULL */
+} Param;
+
+typedef struct Attr {       /* `@num_warps(8)` before `kernel` */
+	const char *name;
+	Loc loc;
+	Node *arg;
+} Attr;
+
+typedef struct Kernel {
+	const char *name;
+	Loc loc;
+	Param *params;
+	int nparams;
+	Attr *attrs;
+	int nattrs;
+	Node *body;         /* ND_BLOCK */
+} Kernel;
+
+typedef struct Program {
+	Kernel **kernels;
+	int nkernels;
+} Program;
+
+/* ---- front end entry points ---- */
+typedef struct Token Token;
+/* Tokenize a whole source; the list ends with a TK_EOF token. */
+Token *lex_source(Arena *a, Diag *d, const Source *src, int *ntok);
+Program *parse_program(Arena *a, Diag *d, Token *toks, int ntok);
+void ast_dump(StrBuf *out, const Program *p);
+void tokens_dump(StrBuf *out, const Token *toks, int ntok);
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * cg.h: what the codegen files share (internal to compiler/codegen/).
+ *
+ * Codegen turns a Func whose tensors carry layouts (passes/layout.c) into an
+ * LLVM module for NVPTX with the LLVM C API, one file per op family as in
+ * Triton's TritonGPUToLLVM: cg_elementwise.c, cg_memory.c, cg_reduce.c,
+ * cg_convert.c, cg_dot.c; cg_main.c owns the module, the kernel function,
+ * control flow and the trip to PTX.
+ *
+ * A tensor value becomes an array of 2^nreg LLVM values, one per register of
+ * its layout; a register whose index has a bit with a zero column holds the
+ * same element as the register with that bit cleared, so ops compute only
+ * canonical registers (r & zeromask == 0) and cg_fill_dups copies the
+ * LLVMValueRef into the others.  A scalar is an array of one, uniform over
+ * the program's threads.
+ */
+#ifndef TILEC_CG_H
+#define TILEC_CG_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+
+#include "compile.h"
+
+/* One GPU target (target.c). */
+typedef struct Target {
+	const char *name;     /* "sm_90" */
+	int sm;               /* 90 */
+	int ptx;              /* PTX ISA version x10: 80 = 8.0 */
+	int smem_limit;       /* bytes of dynamic shared memory a block may use */
+	int warp_size;
+} Target;
+const Target *cg_target(const char *arch); /* NULL if unknown */
+const char *cg_target_list(void);          /* "sm_80 sm_86 ..." */
+
+/* NVVM intrinsics and PTX mnemonics, named once (nvvm.def). */
+typedef enum NvName {
+#define NV(id, name) NV_##id,
+#include "nvvm.def"
+#undef NV
+	NV_COUNT
+} NvName;
+extern const char *const nv_names[NV_COUNT];
+
+typedef struct Cg {
+	Func *f;
+	Diag *d;
+	const Target *t;
+	LLVMContextRef ctx;
+	LLVMModuleRef mod;
+	LLVMBuilderRef b;
+	LLVMValueRef fn;
+	LLVMValueRef **regs;   /* per ValId: its registers */
+	LLVMValueRef tid;      /* i32 thread index in the program */
+	LLVMValueRef lane;     /* i32 tid % 32 */
+	LLVMValueRef warp;     /* i32 tid / 32 */
+	LLVMValueRef smem;     /* the extern shared array, or NULL */
+	LLVMDIBuilderRef dib;  /* NULL without line info */
+	LLVMMetadataRef scope;
+	LLVMTypeRef i1, i8, i16, i32, i64, f32;
+} Cg;
+
+/* ---- cg_main.c: helpers for every op family ---- */
+const Layout *cg_layout(Cg *c, ValId v);   /* NULL for scalars */
+int cg_nregs(Cg *c, ValId v);               /* 2^nreg, or 1 for a scalar */
+LLVMValueRef *cg_new_regs(Cg *c, ValId v);  /* allocates and records c->regs[v] */
+uint32_t cg_zeromask(const uint32_t *cols, int n); /* bit i set when cols[i] == 0 */
+uint32_t cg_reg_index(const Layout *l, uint32_t r); /* XOR of the register columns */
+LLVMValueRef cg_thread_index(Cg *c, const Layout *l); /* i32 XOR of the lane and warp columns */
+/* i1: this thread is the first of the copies the lane/warp zero columns make. */
+LLVMValueRef cg_is_owner(Cg *c, const Layout *l);
+void cg_fill_dups(Cg *c, ValId v);
+LLVMTypeRef cg_elem_type(Cg *c, ElemKind e);  /* register type; TY_PTR: ptr addrspace(1) */
+LLVMTypeRef cg_mem_type(Cg *c, ElemKind e);   /* type in memory (i1 is a byte) */
+LLVMValueRef cg_i32c(Cg *c, int64_t x);
+LLVMValueRef cg_call(Cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
+LLVMValueRef cg_nv(Cg *c, NvName id, LLVMTypeRef ret, LLVMValueRef *args, int n);
+LLVMValueRef cg_asm(Cg *c, const char *text, const char *cons, LLVMTypeRef ret,
+                    LLVMValueRef *args, int n, bool side_effect);
+void cg_barrier(Cg *c);
+LLVMValueRef cg_smem_ptr(Cg *c, int32_t offset, LLVMValueRef byte_index); /* ptr addrspace(3) */
+LLVMValueRef cg_to_mem(Cg *c, LLVMValueRef v, ElemKind e);   /* i1 -> i8 */
+LLVMValueRef cg_from_mem(Cg *c, LLVMValueRef v, ElemKind e); /* i8 -> i1 */
+
+/* ---- per op family ---- */
+void cg_const(Cg *c, Op *op);
+void cg_splat(Cg *c, Op *op);
+void cg_arange(Cg *c, Op *op);
+void cg_program_info(Cg *c, Op *op);
+void cg_elementwise(Cg *c, Op *op);
+/* f16/bf16 are computed in f32 and rounded back. */
+LLVMValueRef cg_to_f32(Cg *c, LLVMValueRef v, ElemKind e);
+LLVMValueRef cg_from_f32(Cg *c, LLVMValueRef v, ElemKind e);
+LLVMValueRef cg_binary(Cg *c, Opcode code, ElemKind e, LLVMValueRef a, LLVMValueRef b);
+
+void cg_load(Cg *c, Op *op);
+void cg_store(Cg *c, Op *op);
+void cg_atomic_add(Cg *c, Op *op);
+
+/*
+ * Reductions need op->smem_bytes >= cg_reduce_smem_bytes(f, op) when a warp
+ * column lies in the reduced axis (0 otherwise): one slot per result element
+ * per combination of the axis's warp bits (argmax/argmin: value + i32 index).
+ */
+int cg_reduce_smem_bytes(Func *f, Op *op);
+void cg_reduce(Cg *c, Op *op);
+LLVMValueRef cg_shfl_xor(Cg *c, LLVMValueRef v, int lane_mask);
+
+void cg_convert_layout(Cg *c, Op *op);
+void cg_rename(Cg *c, Op *op);  /* expand_dims, broadcast, trans */
+
+void cg_dot(Cg *c, Op *op);
+
+#endif

@@ -1,0 +1,582 @@
+/*
+ * cg_main.c: the LLVM module for one kernel, and the trip to PTX.
+ *
+ * cg_emit builds a module holding one `ptx_kernel` function (calling
+ * convention 71) whose parameters are the Func's entry arguments (pointers in
+ * addrspace(1)), annotated with maxntidx = 32 * num_warps.  The body is a
+ * walk over the structured IR: every op appends the instructions for its
+ * canonical registers (see cg.h); `for` becomes header/body/exit blocks with
+ * one phi per canonical register of each loop-carried value, `if` becomes
+ * then/else/merge blocks with phis for its results.  Each op's instructions
+ * carry a DILocation of its .tile line, so the PTX has .loc lines.  The
+ * module is verified, optimised with default<O3> and printed as LLVM IR or
+ * emitted as PTX by the NVPTX TargetMachine.  An LLVM fatal error longjmps
+ * back here and becomes a user-visible error instead of an abort.
+ */
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <threads.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/ErrorHandling.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "cg.h"
+
+static const char triple[] = "nvptx64-nvidia-cuda";
+
+/* ---- LLVM set-up and fatal errors ---- */
+
+static once_flag init_once = ONCE_FLAG_INIT;
+static _Thread_local jmp_buf *fatal_jmp;
+static _Thread_local char fatal_msg[512];
+
+static void on_fatal(const char *reason)
+{
+	snprintf(fatal_msg, sizeof fatal_msg, "%s", reason);
+	if (fatal_jmp)
+		longjmp(*fatal_jmp, 1);
+	fprintf(stderr, "tilec: LLVM error: %s\n", reason);
+}
+
+static void init_llvm(void)
+{
+	LLVMInitializeNVPTXTargetInfo();
+	LLVMInitializeNVPTXTarget();
+	LLVMInitializeNVPTXTargetMC();
+	LLVMInitializeNVPTXAsmPrinter();
+	LLVMInstallFatalErrorHandler(on_fatal);
+}
+
+/* ---- helpers shared by the op families ---- */
+
+const Layout *cg_layout(Cg *c, ValId v)
+{
+	Value *x = val(c->f, v);
+	if (x->type.rank == 0)
+		return NULL;
+	if (x->layout < 0 || x->layout >= c->f->nlayouts)
+		die("codegen: value %%%d has no layout", v);
+	return &c->f->layouts[x->layout];
+}
+
+int cg_nregs(Cg *c, ValId v)
+{
+	const Layout *l = cg_layout(c, v);
+	return l ? 1 << l->nreg : 1;
+}
+
+LLVMValueRef *cg_new_regs(Cg *c, ValId v)
+{
+	LLVMValueRef *r = NEWN(c->f->arena, LLVMValueRef, cg_nregs(c, v));
+	c->regs[v] = r;
+	return r;
+}
+
+uint32_t cg_zeromask(const uint32_t *cols, int n)
+{
+	uint32_t m = 0;
+	for (int i = 0; i < n; i++)
+		if (cols[i] == 0)
+			m |= 1u << i;
+	return m;
+}
+
+uint32_t cg_reg_index(const Layout *l, uint32_t r)
+{
+	uint32_t x = 0;
+	for (int i = 0; i < l->nreg; i++)
+		if (r >> i & 1)
+			x ^= l->reg[i];
+	return x;
+}
+
+static LLVMValueRef xor_columns(Cg *c, LLVMValueRef acc, LLVMValueRef id, const uint32_t *cols, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (!cols[i])
+			continue;
+		LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, id, cg_i32c(c, i), ""), cg_i32c(c, 1), "");
+		acc = LLVMBuildXor(c->b, acc, LLVMBuildMul(c->b, bit, cg_i32c(c, cols[i]), ""), "");
+	}
+	return acc;
+}
+
+LLVMValueRef cg_thread_index(Cg *c, const Layout *l)
+{
+	LLVMValueRef x = xor_columns(c, cg_i32c(c, 0), c->lane, l->lane, l->nlane);
+	return xor_columns(c, x, c->warp, l->warp, l->nwarp);
+}
+
+LLVMValueRef cg_is_owner(Cg *c, const Layout *l)
+{
+	uint32_t zl = cg_zeromask(l->lane, l->nlane), zw = cg_zeromask(l->warp, l->nwarp);
+	/* bits beyond the program's warps do not exist */
+	zw &= (uint32_t)c->f->num_warps - 1;
+	LLVMValueRef ok = NULL;
+	if (zl) {
+		LLVMValueRef m = LLVMBuildAnd(c->b, c->lane, cg_i32c(c, zl), "");
+		ok = LLVMBuildICmp(c->b, LLVMIntEQ, m, cg_i32c(c, 0), "");
+	}
+	if (zw) {
+		LLVMValueRef m = LLVMBuildAnd(c->b, c->warp, cg_i32c(c, zw), "");
+		LLVMValueRef w = LLVMBuildICmp(c->b, LLVMIntEQ, m, cg_i32c(c, 0), "");
+		ok = ok ? LLVMBuildAnd(c->b, ok, w, "") : w;
+	}
+	return ok;
+}
+
+void cg_fill_dups(Cg *c, ValId v)
+{
+	const Layout *l = cg_layout(c, v);
+	if (!l)
+		return;
+	uint32_t zm = cg_zeromask(l->reg, l->nreg);
+	LLVMValueRef *r = c->regs[v];
+	for (uint32_t i = 0; i < 1u << l->nreg; i++)
+		if (i & zm)
+			r[i] = r[i & ~zm];
+}
+
+LLVMTypeRef cg_elem_type(Cg *c, ElemKind e)
+{
+	switch (e) {
+	case TY_I1: return c->i1;
+	case TY_I8: return c->i8;
+	case TY_I16: return c->i16;
+	case TY_I32: return c->i32;
+	case TY_I64: return c->i64;
+	case TY_F16: return LLVMHalfTypeInContext(c->ctx);
+	case TY_BF16: return LLVMBFloatTypeInContext(c->ctx);
+	case TY_F32: return c->f32;
+	case TY_F64: return LLVMDoubleTypeInContext(c->ctx);
+	case TY_PTR: return LLVMPointerTypeInContext(c->ctx, 1);
+	default: die("codegen: no LLVM type for element kind %d", e);
+	}
+}
+
+LLVMTypeRef cg_mem_type(Cg *c, ElemKind e)
+{
+	return e == TY_I1 ? c->i8 : cg_elem_type(c, e);
+}
+
+LLVMValueRef cg_to_mem(Cg *c, LLVMValueRef v, ElemKind e)
+{
+	return e == TY_I1 ? LLVMBuildZExt(c->b, v, c->i8, "") : v;
+}
+
+LLVMValueRef cg_from_mem(Cg *c, LLVMValueRef v, ElemKind e)
+{
+	return e == TY_I1 ? LLVMBuildICmp(c->b, LLVMIntNE, v, LLVMConstInt(c->i8, 0, 0), "") : v;
+}
+
+LLVMValueRef cg_i32c(Cg *c, int64_t x)
+{
+	return LLVMConstInt(c->i32, (unsigned long long)x, 1);
+}
+
+LLVMValueRef cg_call(Cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n)
+{
+	LLVMValueRef fn = LLVMGetNamedFunction(c->mod, name);
+	if (!fn) {
+		LLVMTypeRef at[8];
+		ensure(n <= 8);
+		for (int i = 0; i < n; i++)
+			at[i] = LLVMTypeOf(args[i]);
+		fn = LLVMAddFunction(c->mod, name, LLVMFunctionType(ret, at, (unsigned)n, 0));
+	}
+	return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)n, "");
+}
+
+LLVMValueRef cg_nv(Cg *c, NvName id, LLVMTypeRef ret, LLVMValueRef *args, int n)
+{
+	return cg_call(c, nv_names[id], ret, args, n);
+}
+
+LLVMValueRef cg_asm(Cg *c, const char *text, const char *cons, LLVMTypeRef ret,
+                    LLVMValueRef *args, int n, bool side_effect)
+{
+	LLVMTypeRef at[64];
+	ensure(n <= 64);
+	for (int i = 0; i < n; i++)
+		at[i] = LLVMTypeOf(args[i]);
+	LLVMTypeRef fty = LLVMFunctionType(ret, at, (unsigned)n, 0);
+	LLVMValueRef a = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons),
+	                                  side_effect, 0, LLVMInlineAsmDialectATT, 0);
+	return LLVMBuildCall2(c->b, fty, a, args, (unsigned)n, "");
+}
+
+void cg_barrier(Cg *c)
+{
+	cg_nv(c, NV_BARRIER0, LLVMVoidTypeInContext(c->ctx), NULL, 0);
+}
+
+LLVMValueRef cg_smem_ptr(Cg *c, int32_t offset, LLVMValueRef byte_index)
+{
+	if (!c->smem || offset < 0)
+		die("codegen: an op needs shared memory but the planner gave it none");
+	LLVMValueRef idx = LLVMBuildAdd(c->b, byte_index, cg_i32c(c, offset), "");
+	return LLVMBuildGEP2(c->b, c->i8, c->smem, &idx, 1, "");
+}
+
+/* ---- the walk ---- */
+
+static void emit_block(Cg *c, Block *bl);
+
+static bool same_layout(Cg *c, ValId a, ValId b)
+{
+	const Layout *la = cg_layout(c, a), *lb = cg_layout(c, b);
+	if (!la || !lb)
+		return la == lb;
+	return la == lb || layout_eq(la, lb);
+}
+
+/* One phi per canonical register of v, in the current block. */
+static LLVMValueRef *phis_for(Cg *c, ValId v)
+{
+	LLVMValueRef *r = cg_new_regs(c, v);
+	const Layout *l = cg_layout(c, v);
+	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0;
+	LLVMTypeRef t = cg_elem_type(c, vtype(c->f, v).elem);
+	for (int i = 0; i < cg_nregs(c, v); i++)
+		if (!(i & zm))
+			r[i] = LLVMBuildPhi(c->b, t, "");
+	cg_fill_dups(c, v);
+	return r;
+}
+
+static void add_incoming(Cg *c, ValId phi_v, ValId in_v, LLVMBasicBlockRef from)
+{
+	if (!same_layout(c, phi_v, in_v))
+		die("codegen: %%%d and %%%d meet in a phi with different layouts", phi_v, in_v);
+	const Layout *l = cg_layout(c, phi_v);
+	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0;
+	for (int i = 0; i < cg_nregs(c, phi_v); i++)
+		if (!(i & zm))
+			LLVMAddIncoming(c->regs[phi_v][i], &c->regs[in_v][i], &from, 1);
+}
+
+static Op *yield_of(Block *bl)
+{
+	Op *y = bl->last;
+	if (!y || y->code != OP_YIELD)
+		die("codegen: a region block does not end in yield");
+	return y;
+}
+
+static LLVMBasicBlockRef new_bb(Cg *c, const char *name)
+{
+	return LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+}
+
+/*
+ *   pre -> header: iv = phi(lo, iv + step), iters = phi(inits, yields)
+ *          if (step > 0 ? iv < hi : iv > hi) body else exit
+ */
+static void emit_for(Cg *c, Op *op)
+{
+	Block *body = op->blocks[0];
+	LLVMValueRef lo = c->regs[op->opnds[0]][0], hi = c->regs[op->opnds[1]][0];
+	LLVMValueRef step = c->regs[op->opnds[2]][0];
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
+	LLVMBasicBlockRef header = new_bb(c, "for.header"), bbody = new_bb(c, "for.body");
+	LLVMBasicBlockRef exit = new_bb(c, "for.exit");
+	LLVMBuildBr(c->b, header);
+	LLVMPositionBuilderAtEnd(c->b, header);
+	LLVMValueRef *iv = phis_for(c, body->args[0]);
+	LLVMAddIncoming(iv[0], &lo, &pre, 1);
+	for (int i = 1; i < body->nargs; i++) {
+		phis_for(c, body->args[i]);
+		add_incoming(c, body->args[i], op->opnds[2 + i], pre);
+	}
+	LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(step));
+	LLVMValueRef up = LLVMBuildICmp(c->b, LLVMIntSGT, step, zero, "");
+	LLVMValueRef lt = LLVMBuildICmp(c->b, LLVMIntSLT, iv[0], hi, "");
+	LLVMValueRef gt = LLVMBuildICmp(c->b, LLVMIntSGT, iv[0], hi, "");
+	LLVMBuildCondBr(c->b, LLVMBuildSelect(c->b, up, lt, gt, ""), bbody, exit);
+
+	LLVMPositionBuilderAtEnd(c->b, bbody);
+	emit_block(c, body);
+	Op *y = yield_of(body);
+	LLVMValueRef next = LLVMBuildAdd(c->b, iv[0], step, "");
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+	LLVMAddIncoming(iv[0], &next, &latch, 1);
+	for (int i = 1; i < body->nargs; i++)
+		add_incoming(c, body->args[i], y->opnds[i - 1], latch);
+	LLVMBuildBr(c->b, header);
+
+	LLVMPositionBuilderAtEnd(c->b, exit);
+	for (int i = 0; i < op->nres; i++) {
+		if (!same_layout(c, op->res[i], body->args[i + 1]))
+			die("codegen: for result %%%d changes layout", op->res[i]);
+		c->regs[op->res[i]] = c->regs[body->args[i + 1]];
+	}
+}
+
+static void emit_if(Cg *c, Op *op)
+{
+	LLVMValueRef cond = c->regs[op->opnds[0]][0];
+	if (LLVMGetIntTypeWidth(LLVMTypeOf(cond)) != 1)
+		cond = LLVMBuildICmp(c->b, LLVMIntNE, cond, LLVMConstNull(LLVMTypeOf(cond)), "");
+	LLVMBasicBlockRef bthen = new_bb(c, "if.then"), belse = new_bb(c, "if.else");
+	LLVMBasicBlockRef merge = new_bb(c, "if.end");
+	LLVMBuildCondBr(c->b, cond, bthen, belse);
+	LLVMBasicBlockRef ends[2];
+	Op *ys[2] = {NULL, NULL};
+	LLVMBasicBlockRef starts[2] = {bthen, belse};
+	for (int k = 0; k < 2; k++) {
+		LLVMPositionBuilderAtEnd(c->b, starts[k]);
+		if (k < op->nblocks && op->blocks[k]) {
+			emit_block(c, op->blocks[k]);
+			if (op->nres)
+				ys[k] = yield_of(op->blocks[k]);
+		}
+		ends[k] = LLVMGetInsertBlock(c->b);
+		LLVMBuildBr(c->b, merge);
+	}
+	LLVMPositionBuilderAtEnd(c->b, merge);
+	for (int i = 0; i < op->nres; i++) {
+		if (!ys[0] || !ys[1])
+			die("codegen: if with results lacks a branch");
+		phis_for(c, op->res[i]);
+		add_incoming(c, op->res[i], ys[0]->opnds[i], ends[0]);
+		add_incoming(c, op->res[i], ys[1]->opnds[i], ends[1]);
+	}
+}
+
+static void set_loc(Cg *c, Loc loc)
+{
+	if (!c->dib || loc.line <= 0)
+		return;
+	LLVMMetadataRef dl = LLVMDIBuilderCreateDebugLocation(c->ctx, (unsigned)loc.line,
+	                                                      (unsigned)(loc.col > 0 ? loc.col : 0), c->scope, NULL);
+	LLVMSetCurrentDebugLocation2(c->b, dl);
+}
+
+static void emit_op(Cg *c, Op *op)
+{
+	set_loc(c, op->loc);
+	if (op_has(op->code, F_ELTWISE)) {
+		cg_elementwise(c, op);
+		return;
+	}
+	if (op_has(op->code, F_REDUCE)) {
+		cg_reduce(c, op);
+		return;
+	}
+	switch (op->code) {
+	case OP_CONST: cg_const(c, op); break;
+	case OP_SPLAT: cg_splat(c, op); break;
+	case OP_ARANGE: cg_arange(c, op); break;
+	case OP_PROGRAM_ID:
+	case OP_NUM_PROGRAMS: cg_program_info(c, op); break;
+	case OP_EXPAND_DIMS:
+	case OP_BROADCAST:
+	case OP_TRANS: cg_rename(c, op); break;
+	case OP_LOAD: cg_load(c, op); break;
+	case OP_STORE: cg_store(c, op); break;
+	case OP_ATOMIC_ADD: cg_atomic_add(c, op); break;
+	case OP_DOT: cg_dot(c, op); break;
+	case OP_CONVERT_LAYOUT: cg_convert_layout(c, op); break;
+	case OP_FOR: emit_for(c, op); break;
+	case OP_IF: emit_if(c, op); break;
+	case OP_YIELD: break; /* read by the owning for/if */
+	default: die("codegen: no lowering for op '%s'", op_info[op->code].text);
+	}
+}
+
+static void emit_block(Cg *c, Block *bl)
+{
+	for (Op *op = bl->first; op; op = op->next)
+		emit_op(c, op);
+}
+
+/* ---- module, kernel, debug info ---- */
+
+static int first_line(Block *bl)
+{
+	for (Op *op = bl->first; op; op = op->next)
+		if (op->loc.line > 0)
+			return op->loc.line;
+	return 1;
+}
+
+static void setup_debug(Cg *c, const char *file_name)
+{
+	const char *base = strrchr(file_name, '/');
+	const char *dir = ".";
+	size_t dirlen = 1;
+	if (base) {
+		dir = file_name;
+		dirlen = (size_t)(base - file_name);
+		base++;
+	} else {
+		base = file_name;
+	}
+	c->dib = LLVMCreateDIBuilder(c->mod);
+	LLVMMetadataRef file = LLVMDIBuilderCreateFile(c->dib, base, strlen(base), dir, dirlen);
+	LLVMDIBuilderCreateCompileUnit(c->dib, LLVMDWARFSourceLanguageC, file, "tilec", 5, 1, "", 0, 0, "", 0,
+	                               LLVMDWARFEmissionLineTablesOnly, 0, 0, 0, "", 0, "", 0);
+	LLVMMetadataRef sty = LLVMDIBuilderCreateSubroutineType(c->dib, file, NULL, 0, LLVMDIFlagZero);
+	unsigned line = (unsigned)first_line(c->f->entry);
+	const char *name = c->f->name;
+	c->scope = LLVMDIBuilderCreateFunction(c->dib, file, name, strlen(name), name, strlen(name), file, line,
+	                                       sty, 0, 1, line, LLVMDIFlagZero, 1);
+	LLVMSetSubprogram(c->fn, c->scope);
+	LLVMAddModuleFlag(c->mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
+	                  LLVMValueAsMetadata(LLVMConstInt(c->i32, 3, 0)));
+}
+
+static void annotate(Cg *c, const char *key, int v)
+{
+	LLVMValueRef md[3] = {c->fn, LLVMMDStringInContext(c->ctx, key, (unsigned)strlen(key)), cg_i32c(c, v)};
+	LLVMAddNamedMetadataOperand(c->mod, "nvvm.annotations", LLVMMDNodeInContext(c->ctx, md, 3));
+}
+
+static void build_kernel(Cg *c, bool lineinfo, const char *file_name)
+{
+	Func *f = c->f;
+	Block *e = f->entry;
+	LLVMTypeRef *pt = NEWN(f->arena, LLVMTypeRef, e->nargs + 1);
+	for (int i = 0; i < e->nargs; i++)
+		pt[i] = cg_elem_type(c, vtype(f, e->args[i]).elem);
+	LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), pt, (unsigned)e->nargs, 0);
+	c->fn = LLVMAddFunction(c->mod, f->name, fty);
+	LLVMSetFunctionCallConv(c->fn, 71); /* PTX_Kernel */
+	annotate(c, "maxntidx", 32 * f->num_warps);
+	if (lineinfo)
+		setup_debug(c, file_name ? file_name : "kernel.tile");
+	if (f->smem_total > 0) {
+		LLVMTypeRef at = LLVMArrayType2(c->i8, 0);
+		c->smem = LLVMAddGlobalInAddressSpace(c->mod, at, "global_smem", 3);
+		LLVMSetLinkage(c->smem, LLVMExternalLinkage);
+		LLVMSetAlignment(c->smem, 16);
+	}
+	LLVMPositionBuilderAtEnd(c->b, new_bb(c, "entry"));
+	set_loc(c, (Loc){first_line(e), 1});
+	c->tid = cg_nv(c, NV_TID_X, c->i32, NULL, 0);
+	c->lane = LLVMBuildAnd(c->b, c->tid, cg_i32c(c, 31), "lane");
+	c->warp = LLVMBuildLShr(c->b, c->tid, cg_i32c(c, 5), "warp");
+	for (int i = 0; i < e->nargs; i++) {
+		LLVMValueRef *r = cg_new_regs(c, e->args[i]);
+		r[0] = LLVMGetParam(c->fn, (unsigned)i);
+		if (f->param_names && i < f->nparams)
+			LLVMSetValueName2(r[0], f->param_names[i], strlen(f->param_names[i]));
+	}
+	emit_block(c, e);
+	LLVMBuildRetVoid(c->b);
+	if (c->dib)
+		LLVMDIBuilderFinalize(c->dib);
+}
+
+/* ---- optimisation and output ---- */
+
+static LLVMTargetMachineRef target_machine(const Target *t)
+{
+	LLVMTargetRef tgt;
+	char *err = NULL;
+	if (LLVMGetTargetFromTriple(triple, &tgt, &err))
+		die("codegen: no NVPTX target in this LLVM: %s", err);
+	char features[32];
+	snprintf(features, sizeof features, "+ptx%d", t->ptx);
+	return LLVMCreateTargetMachine(tgt, triple, t->name, features, LLVMCodeGenLevelAggressive,
+	                               LLVMRelocDefault, LLVMCodeModelDefault);
+}
+
+static void verify(Cg *c, const char *when)
+{
+	char *msg = NULL;
+	if (LLVMVerifyModule(c->mod, LLVMReturnStatusAction, &msg)) {
+		char *ir = LLVMPrintModuleToString(c->mod);
+		fprintf(stderr, "%s\n", ir);
+		die("codegen: LLVM module invalid %s: %s", when, msg);
+	}
+	LLVMDisposeMessage(msg);
+}
+
+static void optimise(Cg *c, LLVMTargetMachineRef tm)
+{
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err = LLVMRunPasses(c->mod, "default<O3>", tm, po);
+	LLVMDisposePassBuilderOptions(po);
+	if (err) {
+		char *m = LLVMGetErrorMessage(err);
+		die("codegen: LLVM passes failed: %s", m);
+	}
+}
+
+static void emit_text(Cg *c, LLVMTargetMachineRef tm, EmitKind emit, StrBuf *out)
+{
+	if (emit == EMIT_LLVM) {
+		char *s = LLVMPrintModuleToString(c->mod);
+		sb_puts(out, s);
+		LLVMDisposeMessage(s);
+		return;
+	}
+	char *err = NULL;
+	LLVMMemoryBufferRef buf;
+	if (LLVMTargetMachineEmitToMemoryBuffer(tm, c->mod, LLVMAssemblyFile, &err, &buf))
+		die("codegen: PTX emission failed: %s", err);
+	sb_putn(out, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+	LLVMDisposeMemoryBuffer(buf);
+}
+
+static void generate(Cg *c, EmitKind emit, bool lineinfo, const char *file_name, StrBuf *out)
+{
+	LLVMTargetMachineRef tm = target_machine(c->t);
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+	LLVMSetTarget(c->mod, triple);
+	LLVMSetModuleDataLayout(c->mod, td);
+	LLVMDisposeTargetData(td);
+	build_kernel(c, lineinfo, file_name);
+	verify(c, "after codegen");
+	optimise(c, tm);
+	emit_text(c, tm, emit, out);
+	LLVMDisposeTargetMachine(tm);
+}
+
+static void init_cg(Cg *c, Func *f, Diag *d, const Target *t)
+{
+	c->f = f;
+	c->d = d;
+	c->t = t;
+	c->ctx = LLVMContextCreate();
+	c->mod = LLVMModuleCreateWithNameInContext(f->name, c->ctx);
+	c->b = LLVMCreateBuilderInContext(c->ctx);
+	c->regs = NEWN(f->arena, LLVMValueRef *, f->nvals + 1);
+	c->i1 = LLVMInt1TypeInContext(c->ctx);
+	c->i8 = LLVMInt8TypeInContext(c->ctx);
+	c->i16 = LLVMInt16TypeInContext(c->ctx);
+	c->i32 = LLVMInt32TypeInContext(c->ctx);
+	c->i64 = LLVMInt64TypeInContext(c->ctx);
+	c->f32 = LLVMFloatTypeInContext(c->ctx);
+}
+
+int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char *file_name,
+            StrBuf *out, Diag *d)
+{
+	const Target *t = cg_target(arch);
+	if (!t)
+		error_plain(d, "unknown --arch '%s'; supported: %s", arch, cg_target_list());
+	call_once(&init_once, init_llvm);
+	Cg *c = NEW(f->arena, Cg);
+	init_cg(c, f, d, t);
+	jmp_buf jb;
+	fatal_jmp = &jb;
+	if (setjmp(jb)) {
+		/* LLVM's state after a fatal error is unknown: leak it rather than crash freeing it */
+		fatal_jmp = NULL;
+		error_plain(d, "LLVM failed on kernel '%s': %s", f->name, fatal_msg);
+	}
+	generate(c, emit, lineinfo, file_name, out);
+	fatal_jmp = NULL;
+	if (c->dib)
+		LLVMDisposeDIBuilder(c->dib);
+	LLVMDisposeBuilder(c->b);
+	LLVMDisposeModule(c->mod);
+	LLVMContextDispose(c->ctx);
+	return 0;
+}

@@ -1,0 +1,343 @@
+/*
+ * ir.c: the IR's types, the builder, the opcode table and use lists.
+ *
+ * Values live in one growable table per Func (Func.vals); vals[0] is the
+ * reserved "no value".  Ops and blocks are arena objects; a block is a
+ * doubly linked list of ops.  Nothing keeps def-use chains: ir_fill_uses
+ * recounts Value.nuses when a pass wants them, and ir_replace_uses walks
+ * the function (kernels are a few hundred ops, so this stays cheap).
+ */
+#include "ir.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const OpInfo op_info[OP_COUNT] = {
+#define OP(name, text, n, flags) [OP_##name] = {text, n, flags},
+#include "ops.def"
+#undef OP
+};
+
+/* ---- types ---- */
+
+Type type_scalar(ElemKind e)
+{
+	Type t = {0};
+	t.elem = (uint8_t)e;
+	return t;
+}
+
+Type type_ptr(ElemKind pointee)
+{
+	Type t = {0};
+	t.elem = TY_PTR;
+	t.pointee = (uint8_t)pointee;
+	return t;
+}
+
+Type type_tensor(ElemKind e, int rank, const int32_t *shape)
+{
+	Type t = type_scalar(e);
+	ensure(rank >= 0 && rank <= MAX_RANK);
+	t.rank = (uint8_t)rank;
+	for (int i = 0; i < rank; i++)
+		t.shape[i] = shape[i];
+	return t;
+}
+
+Type type_with_elem(Type t, ElemKind e)
+{
+	t.elem = (uint8_t)e;
+	if (e != TY_PTR)
+		t.pointee = 0;
+	return t;
+}
+
+bool type_eq(Type a, Type b)
+{
+	if (a.elem != b.elem || a.rank != b.rank)
+		return false;
+	if (a.elem == TY_PTR && a.pointee != b.pointee)
+		return false;
+	for (int i = 0; i < a.rank; i++)
+		if (a.shape[i] != b.shape[i])
+			return false;
+	return true;
+}
+
+int64_t type_numel(Type t)
+{
+	int64_t n = 1;
+	for (int i = 0; i < t.rank; i++)
+		n *= t.shape[i];
+	return n;
+}
+
+static const struct {
+	const char *name;
+	int bits;
+} elems[TY_COUNT] = {
+	[TY_VOID] = {"void", 0}, [TY_I1] = {"i1", 1},   [TY_I8] = {"i8", 8},
+	[TY_I16] = {"i16", 16},  [TY_I32] = {"i32", 32}, [TY_I64] = {"i64", 64},
+	[TY_F16] = {"f16", 16},  [TY_BF16] = {"bf16", 16}, [TY_F32] = {"f32", 32},
+	[TY_F64] = {"f64", 64},  [TY_PTR] = {"ptr", 64},
+};
+
+int elem_bits(ElemKind e) { return e < TY_COUNT ? elems[e].bits : 0; }
+int elem_bytes(ElemKind e) { return e == TY_I1 ? 1 : elem_bits(e) / 8; }
+bool elem_is_float(ElemKind e) { return e >= TY_F16 && e <= TY_F64; }
+bool elem_is_int(ElemKind e) { return e >= TY_I1 && e <= TY_I64; }
+const char *elem_name(ElemKind e) { return e < TY_COUNT ? elems[e].name : "?"; }
+
+ElemKind elem_from_name(const char *s, int len)
+{
+	for (int e = TY_I1; e <= TY_F64; e++)
+		if ((int)strlen(elems[e].name) == len && memcmp(elems[e].name, s, (size_t)len) == 0)
+			return (ElemKind)e;
+	return TY_VOID;
+}
+
+/* The element part: "f32" or "*f32". */
+static int elem_part(Type t, char *buf, size_t n)
+{
+	if (t.elem == TY_PTR)
+		return snprintf(buf, n, "*%s", elem_name(t.pointee));
+	return snprintf(buf, n, "%s", elem_name(t.elem));
+}
+
+char *type_str(Type t, char *buf, size_t n)
+{
+	size_t k = 0;
+	if (n == 0)
+		return buf;
+	buf[0] = 0;
+	if (t.rank == 0) {
+		elem_part(t, buf, n);
+		return buf;
+	}
+	k += (size_t)snprintf(buf, n, "tensor<");
+	for (int i = 0; i < t.rank && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%dx", t.shape[i]);
+	if (k < n)
+		k += (size_t)elem_part(t, buf + k, n - k);
+	if (k < n)
+		snprintf(buf + k, n - k, ">");
+	return buf;
+}
+
+/* ---- building ---- */
+
+/*
+ * The entry block starts with no arguments; lower.c replaces f->entry by a
+ * block whose arguments are the kernel's parameters.
+ */
+Func *ir_new_func(Arena *a, const char *name)
+{
+	Func *f = NEW(a, Func);
+	f->arena = a;
+	f->name = name;
+	f->num_warps = 4;
+	f->num_stages = 3;
+	f->vals = arena_grow(a, NULL, &f->capvals, 64, sizeof(Value));
+	f->nvals = 1; /* vals[0]: no value */
+	f->entry = ir_new_block(f, 0, NULL);
+	return f;
+}
+
+ValId ir_new_value(Func *f, Type t)
+{
+	if (f->nvals >= f->capvals)
+		f->vals = arena_grow(f->arena, f->vals, &f->capvals, f->nvals + 1, sizeof(Value));
+	ValId v = f->nvals++;
+	Value *x = &f->vals[v];
+	memset(x, 0, sizeof *x);
+	x->type = t;
+	x->layout = -1;
+	x->contig = x->divis = x->constancy = 1;
+	return v;
+}
+
+Block *ir_new_block(Func *f, int nargs, const Type *argtypes)
+{
+	Block *b = NEW(f->arena, Block);
+	b->nargs = nargs;
+	b->args = NEWN(f->arena, ValId, nargs > 0 ? nargs : 1);
+	for (int i = 0; i < nargs; i++) {
+		ValId v = ir_new_value(f, argtypes[i]);
+		f->vals[v].block = b;
+		f->vals[v].index = (int16_t)i;
+		b->args[i] = v;
+	}
+	return b;
+}
+
+Op *ir_new_op(Func *f, Opcode code, const ValId *opnds, int nopnds, const Type *restypes, int nres, Loc loc)
+{
+	Op *op = NEW(f->arena, Op);
+	op->code = code;
+	op->loc = loc;
+	op->smem_offset = -1;
+	op->nopnds = nopnds;
+	op->opnds = NEWN(f->arena, ValId, nopnds > 0 ? nopnds : 1);
+	if (nopnds > 0)
+		memcpy(op->opnds, opnds, sizeof(ValId) * (size_t)nopnds);
+	op->nres = nres;
+	op->res = NEWN(f->arena, ValId, nres > 0 ? nres : 1);
+	for (int i = 0; i < nres; i++) {
+		ValId v = ir_new_value(f, restypes[i]);
+		f->vals[v].def = op;
+		f->vals[v].index = (int16_t)i;
+		op->res[i] = v;
+	}
+	return op;
+}
+
+/* Blocks built before their op was placed learn their parent here. */
+static void adopt_blocks(Op *op)
+{
+	for (int i = 0; i < op->nblocks; i++)
+		if (op->blocks[i])
+			op->blocks[i]->parent = op;
+}
+
+void ir_append(Block *b, Op *op)
+{
+	op->parent = b;
+	op->next = NULL;
+	op->prev = b->last;
+	if (b->last)
+		b->last->next = op;
+	else
+		b->first = op;
+	b->last = op;
+	adopt_blocks(op);
+}
+
+void ir_insert_before(Op *pos, Op *op)
+{
+	Block *b = pos->parent;
+	ensure(b != NULL);
+	op->parent = b;
+	op->next = pos;
+	op->prev = pos->prev;
+	if (pos->prev)
+		pos->prev->next = op;
+	else
+		b->first = op;
+	pos->prev = op;
+	adopt_blocks(op);
+}
+
+/*
+ * Unlinks op.  Its prev/next stay as they were so that a walk that is
+ * standing on the removed op can still step to the next one.
+ */
+void ir_remove(Op *op)
+{
+	Block *b = op->parent;
+	ensure(b != NULL);
+	if (op->prev)
+		op->prev->next = op->next;
+	else
+		b->first = op->next;
+	if (op->next)
+		op->next->prev = op->prev;
+	else
+		b->last = op->prev;
+	op->parent = NULL;
+}
+
+/* ---- walking and uses ---- */
+
+static void walk_block(Func *f, Block *b, OpFn fn, void *ctx)
+{
+	Op *op = b->first;
+	while (op) {
+		fn(f, op, ctx);
+		for (int i = 0; i < op->nblocks; i++)
+			if (op->blocks[i])
+				walk_block(f, op->blocks[i], fn, ctx);
+		op = op->next;
+	}
+}
+
+/* fn may remove the op it is given or insert ops before it. */
+void ir_walk(Func *f, OpFn fn, void *ctx)
+{
+	walk_block(f, f->entry, fn, ctx);
+}
+
+static void count_uses(Func *f, Op *op, void *ctx)
+{
+	(void)ctx;
+	for (int i = 0; i < op->nopnds; i++)
+		f->vals[op->opnds[i]].nuses++;
+	adopt_blocks(op);
+}
+
+void ir_fill_uses(Func *f)
+{
+	for (int v = 0; v < f->nvals; v++)
+		f->vals[v].nuses = 0;
+	ir_walk(f, count_uses, NULL);
+}
+
+typedef struct Subst {
+	ValId from, to;
+} Subst;
+
+static void subst_op(Func *f, Op *op, void *ctx)
+{
+	Subst *s = ctx;
+	(void)f;
+	for (int i = 0; i < op->nopnds; i++)
+		if (op->opnds[i] == s->from)
+			op->opnds[i] = s->to;
+}
+
+void ir_replace_uses(Func *f, ValId from, ValId to)
+{
+	Subst s = {from, to};
+	ir_walk(f, subst_op, &s);
+}
+
+/* ---- builder ---- */
+
+static void place(Builder *b, Op *op)
+{
+	if (b->before)
+		ir_insert_before(b->before, op);
+	else
+		ir_append(b->at, op);
+}
+
+ValId b_op1(Builder *b, Opcode code, Type rt, const ValId *opnds, int nopnds)
+{
+	Op *op = ir_new_op(b->f, code, opnds, nopnds, &rt, 1, b->loc);
+	place(b, op);
+	return op->res[0];
+}
+
+/* Integer constants are kept sign-extended from their width (i1: 0 or 1). */
+ValId b_const_int(Builder *b, ElemKind e, int64_t v)
+{
+	int bits = elem_bits(e);
+	if (e == TY_I1)
+		v &= 1;
+	else if (bits > 0 && bits < 64)
+		v = (int64_t)((uint64_t)v << (64 - bits)) >> (64 - bits);
+	Type t = type_scalar(e);
+	Op *op = ir_new_op(b->f, OP_CONST, NULL, 0, &t, 1, b->loc);
+	op->iattr[0] = v;
+	place(b, op);
+	return op->res[0];
+}
+
+ValId b_const_float(Builder *b, ElemKind e, double v)
+{
+	Type t = type_scalar(e);
+	Op *op = ir_new_op(b->f, OP_CONST, NULL, 0, &t, 1, b->loc);
+	op->fattr = v;
+	place(b, op);
+	return op->res[0];
+}

@@ -1,0 +1,209 @@
+/*
+ * ir.h: the SSA tile IR.
+ *
+ * A Func is one kernel specialised for its constexpr values.  Values are
+ * small integer handles (ValId) into Func.vals; each is defined by exactly
+ * one op result or block argument.  Types are scalars or tensors with
+ * compile-time, power-of-two shapes.  Control flow is structured: an op may
+ * own blocks (`for` has a body, `if` has then/else), and a block is an
+ * ordered, doubly linked list of ops ending, inside a region, in `yield`.
+ * The entry block's arguments are the kernel's runtime parameters.
+ *
+ * Opcodes and their properties are listed once, in ops.def.
+ * The text form (ir_print / ir_parse) is documented in docs/ir.md.
+ */
+#ifndef TILEC_IR_H
+#define TILEC_IR_H
+
+#include "util.h"
+
+typedef enum ElemKind {
+	TY_VOID, TY_I1, TY_I8, TY_I16, TY_I32, TY_I64, TY_F16, TY_BF16, TY_F32, TY_F64, TY_PTR,
+	TY_COUNT
+} ElemKind;
+
+#define MAX_RANK 3
+
+/* A value's type: scalar when rank == 0.  Compare with type_eq. */
+typedef struct Type {
+	uint8_t elem;     /* ElemKind */
+	uint8_t pointee;  /* ElemKind pointed to when elem == TY_PTR */
+	uint8_t rank;
+	uint8_t pad_;
+	int32_t shape[MAX_RANK];
+} Type;
+
+typedef enum Opcode {
+#define OP(name, text, n, flags) OP_##name,
+#include "ops.def"
+#undef OP
+	OP_COUNT
+} Opcode;
+
+enum { F_PURE = 1, F_COMMUT = 2, F_ELTWISE = 4, F_REDUCE = 8, F_SIDE = 16, F_TERM = 32, F_REGION = 64, F_SMEM = 128 };
+
+typedef struct OpInfo {
+	const char *text;
+	int nopnds;   /* -1: variable */
+	unsigned flags;
+} OpInfo;
+extern const OpInfo op_info[OP_COUNT];
+static inline bool op_has(int code, unsigned f) { return (op_info[code].flags & f) != 0; }
+
+typedef enum CmpPred { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } CmpPred;
+
+typedef int32_t ValId; /* index into Func.vals; 0 is "no value" */
+
+typedef struct Op Op;
+typedef struct Block Block;
+typedef struct Func Func;
+
+typedef struct Value {
+	Type type;
+	Op *def;          /* defining op, or NULL for a block argument */
+	Block *block;     /* for block arguments: the owning block */
+	int16_t index;    /* result number or argument number */
+	int32_t layout;   /* index into Func.layouts; -1 until the layout pass runs */
+	int32_t nuses;    /* filled by ir_fill_uses */
+	const char *name; /* source name for printing, or NULL */
+	/* axis analysis (passes/axis.c), along the last dimension; all 1 until it runs */
+	int32_t contig;    /* runs of this many consecutive integers (v, v+1, ...) */
+	int32_t divis;     /* the first element of each run is a multiple of this (pointers: in bytes) */
+	int32_t constancy; /* runs of this many equal elements */
+} Value;
+
+struct Block {
+	ValId *args;
+	int nargs;
+	Op *first, *last;
+	Op *parent;       /* the op owning this block; NULL for the entry block */
+};
+
+struct Op {
+	Opcode code;
+	ValId *opnds;
+	int nopnds;
+	ValId *res;
+	int nres;
+	int64_t iattr[2];
+	double fattr;
+	Block *blocks[2]; /* for: body; if: then, else */
+	int nblocks;
+	Loc loc;
+	Op *prev, *next;
+	Block *parent;
+	int32_t smem_offset;  /* bytes, set by the shared-memory planner; -1 if none */
+	int32_t smem_bytes;
+};
+
+/*
+ * Distributed layout of a tensor over the threads of a program, as a
+ * linear map over GF(2) (as in Triton's linear layouts): the element a
+ * thread holds in register r, lane l, warp w has the row-major flat index
+ *
+ *     XOR over set bits i of r: reg[i]  ^  XOR over lane bits: lane[i]  ^  ...warp
+ *
+ * A zero column means that input bit does not move the element: the value is
+ * duplicated (broadcast) across those registers, lanes or warps.  Every
+ * shape dimension is a power of two, so the flat index's bits are the
+ * concatenation of the coordinates' bits, last dimension lowest.
+ */
+#define LAYOUT_MAX_REG 16
+typedef struct Layout {
+	uint8_t rank;
+	int32_t shape[MAX_RANK];
+	uint8_t nreg, nlane, nwarp;   /* input bits; nlane = 5 */
+	uint32_t reg[LAYOUT_MAX_REG];
+	uint32_t lane[5];
+	uint32_t warp[8];
+} Layout;
+
+struct Func {
+	Arena *arena;
+	const char *name;
+	Value *vals;
+	int nvals, capvals;
+	Block *entry;
+	/* compile options, resolved from source attributes, defaults and flags */
+	int num_warps;
+	int num_stages;
+	/* the kernel's runtime parameters, in order (= entry block args) */
+	const char **param_names;
+	int nparams;
+	/* hints on integer parameters: divisibility (1 = none, 16 = multiple of 16) */
+	int *param_div;
+	Layout *layouts;
+	int nlayouts, caplayouts;
+	int32_t smem_total;   /* bytes of shared memory, set by the planner */
+	Diag *diag;           /* for user errors raised by passes (e.g. shared memory over the limit) */
+};
+
+/* ---- types ---- */
+Type type_scalar(ElemKind e);
+Type type_ptr(ElemKind pointee);
+Type type_tensor(ElemKind e, int rank, const int32_t *shape);
+Type type_with_elem(Type t, ElemKind e); /* same shape, other element */
+bool type_eq(Type a, Type b);
+int64_t type_numel(Type t);
+int elem_bytes(ElemKind e);               /* TY_PTR: 8; TY_I1: 1 */
+bool elem_is_float(ElemKind e);
+bool elem_is_int(ElemKind e);             /* includes i1 */
+int elem_bits(ElemKind e);
+const char *elem_name(ElemKind e);        /* "f32", ... */
+ElemKind elem_from_name(const char *s, int len); /* TY_VOID if not a type name */
+/* "tensor<128x64xf32>", "i32", "*f16", "tensor<64x*f32>"; returns buf */
+char *type_str(Type t, char *buf, size_t n);
+
+/* ---- building ---- */
+Func *ir_new_func(Arena *a, const char *name);
+ValId ir_new_value(Func *f, Type t);
+Block *ir_new_block(Func *f, int nargs, const Type *argtypes);
+/* Create an op (not yet in a block). Result types given in restypes. */
+Op *ir_new_op(Func *f, Opcode code, const ValId *opnds, int nopnds, const Type *restypes, int nres, Loc loc);
+void ir_append(Block *b, Op *op);
+void ir_insert_before(Op *pos, Op *op);
+void ir_remove(Op *op);                   /* unlink from its block */
+/* Replace every use of `from` by `to` in all blocks of f. */
+void ir_replace_uses(Func *f, ValId from, ValId to);
+static inline Value *val(Func *f, ValId v) { return &f->vals[v]; }
+static inline Type vtype(Func *f, ValId v) { return f->vals[v].type; }
+
+/*
+ * Convenience builder used by lower.c and the passes: appends to `at`,
+ * or inserts before `before` if set.
+ */
+typedef struct Builder {
+	Func *f;
+	Block *at;
+	Op *before;
+	Loc loc;
+} Builder;
+ValId b_op1(Builder *b, Opcode code, Type rt, const ValId *opnds, int nopnds); /* single-result op */
+ValId b_const_int(Builder *b, ElemKind e, int64_t v);
+ValId b_const_float(Builder *b, ElemKind e, double v);
+
+/* Walk every op of f in program order, descending into blocks (pre-order). */
+typedef void (*OpFn)(Func *f, Op *op, void *ctx);
+void ir_walk(Func *f, OpFn fn, void *ctx);
+void ir_fill_uses(Func *f);
+
+/* ---- text form, verifier ---- */
+void ir_print(StrBuf *out, Func *f);
+/* Parse the text form; on error reports through d (positions in the IR text). */
+Func *ir_parse(Arena *a, Diag *d, const Source *src);
+/* Returns NULL when f is well formed, else a message (arena string) naming the op. */
+const char *ir_verify(Func *f);
+/* As ir_verify; also sets *bad to the offending op (NULL when none or not an op's fault). */
+const char *ir_verify_at(Func *f, Op **bad);
+/* One op's line (no body, no newline), numbered as ir_print numbers the whole function. */
+void ir_print_op(StrBuf *out, Func *f, Op *op);
+
+/* ---- layouts (layout.c) ---- */
+int layout_add(Func *f, const Layout *l);
+bool layout_eq(const Layout *a, const Layout *b);
+/* Triton-style blocked default for a shape: `vec` contiguous elements per thread along the last dim. */
+Layout layout_blocked(int rank, const int32_t *shape, int num_warps, int vec);
+uint32_t layout_apply(const Layout *l, uint32_t reg, uint32_t lane, uint32_t warp);
+void layout_str(StrBuf *out, const Layout *l);
+
+#endif

@@ -1,0 +1,1381 @@
+/*
+ * lower.c: the semantic checks, and the AST of one kernel to tile IR.
+ *
+ * The kernel is specialised while it is lowered: constexpr parameters are
+ * bound to their values (defaults or -D), so every shape is known and
+ * checked here, with the error at the node that caused it.  Expressions
+ * yield an Rv: an IR value plus whether it is a *weak* literal (`2`, `0.5`,
+ * `inf`), which takes the type of the other operand (docs/language.md,
+ * "Promotion and broadcasting").  Scalar integer constants are evaluated
+ * on the spot so that `BLOCK * 2` can size a tile; the fold pass does the
+ * rest.
+ *
+ * Mutable variables are renamed SSA-style: an assignment rebinds the name to
+ * the new value.  `for` and `if` first scan their bodies for assignments to
+ * outer variables; those become loop-carried values (block arguments of the
+ * body, results of the loop) or results of the `if`.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compile.h"
+#include "token.h"
+
+#define MAX_NUMEL (1 << 20)
+
+typedef struct Binding Binding;
+struct Binding {
+	const char *name;
+	ValId v;
+	Loc loc;
+	bool mutable_;
+	bool used;
+	bool runtime_param;  /* a kernel parameter without `const` */
+	bool is_iv;          /* a for-loop induction variable */
+	Binding *next;
+};
+
+typedef struct Scope Scope;
+struct Scope {
+	Binding *vars;
+	Scope *up;
+};
+
+typedef struct L {
+	Arena *a;
+	Diag *d;
+	Func *f;
+	Builder b;
+	Scope *scope;
+	const Kernel *k;
+} L;
+
+typedef struct Rv {
+	ValId v;
+	bool weak;
+} Rv;
+
+static Rv expr(L *l, Node *n);
+static void stmt(L *l, Node *n);
+static void block_stmts(L *l, Node *n);
+static void if_stmt(L *l, Node *n);
+
+/* ---- small helpers ---- */
+
+static const char *tstr(L *l, Type t)
+{
+	char buf[128];
+	return arena_strdup(l->a, type_str(t, buf, sizeof buf));
+}
+
+static const char *shape_str(L *l, Type t)
+{
+	char buf[96];
+	int n = 0;
+	n += snprintf(buf + n, sizeof buf - n, "[");
+	for (int i = 0; i < t.rank; i++)
+		n += snprintf(buf + n, sizeof buf - n, "%s%d", i ? ", " : "", t.shape[i]);
+	snprintf(buf + n, sizeof buf - n, "]");
+	return arena_strdup(l->a, buf);
+}
+
+static Type ty(L *l, ValId v) { return vtype(l->f, v); }
+
+static ValId emit(L *l, Opcode code, Type rt, const ValId *ops, int nops)
+{
+	return b_op1(&l->b, code, rt, ops, nops);
+}
+
+static bool const_of(L *l, ValId v, int64_t *i, double *fv)
+{
+	Op *op = l->f->vals[v].def;
+	if (!op || op->code != OP_CONST)
+		return false;
+	if (i)
+		*i = op->iattr[0];
+	if (fv)
+		*fv = op->fattr;
+	return true;
+}
+
+static bool const_int(L *l, ValId v, int64_t *out)
+{
+	return elem_is_int(ty(l, v).elem) && ty(l, v).rank == 0 && const_of(l, v, out, NULL);
+}
+
+static void check_tile(L *l, Loc loc, int rank, const int32_t *shape)
+{
+	if (rank > MAX_RANK)
+		error_at(l->d, loc, "tensors of rank %d are not supported (at most %d)", rank, MAX_RANK);
+	int64_t n = 1;
+	for (int i = 0; i < rank; i++) {
+		if (!is_pow2(shape[i])) {
+			char buf[80];
+			int k = snprintf(buf, sizeof buf, "[");
+			for (int j = 0; j < rank; j++)
+				k += snprintf(buf + k, sizeof buf - k, "%s%d", j ? ", " : "", shape[j]);
+			snprintf(buf + k, sizeof buf - k, "]");
+			error_at(l->d, loc, "tile dimensions must be powers of two, got %s", buf);
+		}
+		n *= shape[i];
+	}
+	if (n > MAX_NUMEL)
+		error_at(l->d, loc, "tile of %lld elements is too large (at most %d)", (long long)n, MAX_NUMEL);
+}
+
+/* ---- scopes ---- */
+
+static void push_scope(L *l)
+{
+	Scope *s = NEW(l->a, Scope);
+	s->up = l->scope;
+	l->scope = s;
+}
+
+static void pop_scope(L *l)
+{
+	for (Binding *b = l->scope->vars; b; b = b->next)
+		if (!b->used && !b->runtime_param && b->name[0] != '_')
+			warn_at(l->d, b->loc, "unused variable '%s'", b->name);
+	l->scope = l->scope->up;
+}
+
+static Binding *bind(L *l, const char *name, ValId v, Loc loc, bool mutable_)
+{
+	Binding *b = NEW(l->a, Binding);
+	b->name = name;
+	b->v = v;
+	b->loc = loc;
+	b->mutable_ = mutable_;
+	b->next = l->scope->vars;
+	l->scope->vars = b;
+	if (!l->f->vals[v].name)
+		l->f->vals[v].name = name;
+	return b;
+}
+
+static Binding *lookup(L *l, const char *name)
+{
+	for (Scope *s = l->scope; s; s = s->up)
+		for (Binding *b = s->vars; b; b = b->next)
+			if (strcmp(b->name, name) == 0)
+				return b;
+	return NULL;
+}
+
+/* ---- constants ---- */
+
+static ValId cint(L *l, ElemKind e, int64_t v) { return b_const_int(&l->b, e, v); }
+static ValId cfloat(L *l, ElemKind e, double v) { return b_const_float(&l->b, e, v); }
+
+static Rv weak_int(L *l, int64_t v)
+{
+	ElemKind e = (v >= INT32_MIN && v <= INT32_MAX) ? TY_I32 : TY_I64;
+	return (Rv){cint(l, e, v), true};
+}
+
+/* ---- conversions ---- */
+
+static ValId cast_to(L *l, ValId v, ElemKind e)
+{
+	Type t = ty(l, v);
+	if (t.elem == e)
+		return v;
+	int64_t i;
+	double fv;
+	if (t.rank == 0 && const_of(l, v, &i, &fv)) {
+		/* fold casts of constants here so weak literals stay constants */
+		if (elem_is_float(e))
+			return cfloat(l, e, elem_is_float(t.elem) ? fv : (double)i);
+		if (!elem_is_float(t.elem))
+			return cint(l, e, e == TY_I1 ? i != 0 : i);
+	}
+	return emit(l, OP_CAST, type_with_elem(t, e), &v, 1);
+}
+
+/* numpy broadcasting of two shapes; false if they do not broadcast */
+static bool broadcast_shape(Type a, Type b, Type *out)
+{
+	int r = a.rank > b.rank ? a.rank : b.rank;
+	Type t = a.rank >= b.rank ? a : b;
+	for (int i = 0; i < r; i++) {
+		int da = i < r - a.rank ? 1 : a.shape[i - (r - a.rank)];
+		int db = i < r - b.rank ? 1 : b.shape[i - (r - b.rank)];
+		if (da != db && da != 1 && db != 1)
+			return false;
+		t.shape[i] = da > db ? da : db;
+	}
+	t.rank = r;
+	*out = t;
+	return true;
+}
+
+/* v (scalar or tensor) stretched to `shape` (its element type kept). */
+static ValId broadcast_to(L *l, ValId v, Type shape)
+{
+	Type t = ty(l, v);
+	Type want = type_with_elem(shape, t.elem);
+	want.pointee = t.pointee;
+	if (shape.rank == 0 || type_eq(t, want))
+		return v;
+	if (t.rank == 0)
+		return emit(l, OP_SPLAT, want, &v, 1);
+	while (t.rank < shape.rank) {
+		Type u = t;
+		memmove(u.shape + 1, u.shape, sizeof(int32_t) * t.rank);
+		u.shape[0] = 1;
+		u.rank++;
+		Op *op;
+		v = emit(l, OP_EXPAND_DIMS, u, &v, 1);
+		op = l->f->vals[v].def;
+		op->iattr[0] = 0;
+		t = u;
+	}
+	if (!type_eq(t, want))
+		v = emit(l, OP_BROADCAST, want, &v, 1);
+	return v;
+}
+
+static int float_rank(ElemKind e)
+{
+	switch (e) {
+	case TY_F16: return 1;
+	case TY_BF16: return 2;
+	case TY_F32: return 3;
+	case TY_F64: return 4;
+	default: return 0;
+	}
+}
+
+/* The element type two operands are computed in (docs/language.md). */
+static ElemKind promote(Type ta, bool wa, Type tb, bool wb)
+{
+	ElemKind a = ta.elem, b = tb.elem;
+	if (a == b)
+		return a;
+	if (wa != wb) {
+		ElemKind strong = wa ? b : a, weak = wa ? a : b;
+		if (elem_is_float(weak) && !elem_is_float(strong))
+			return weak == TY_F64 ? TY_F64 : TY_F32;
+		return strong;
+	}
+	bool fa = elem_is_float(a), fb = elem_is_float(b);
+	if (fa && fb) {
+		if ((a == TY_F16 && b == TY_BF16) || (a == TY_BF16 && b == TY_F16))
+			return TY_F32;
+		return float_rank(a) > float_rank(b) ? a : b;
+	}
+	if (fa)
+		return a;
+	if (fb)
+		return b;
+	return elem_bits(a) >= elem_bits(b) ? a : b;
+}
+
+/* Broadcast and promote a pair of operands; report at `loc` if shapes clash. */
+static void unify(L *l, Loc loc, Rv *x, Rv *y, ElemKind e)
+{
+	Type tx = ty(l, x->v), ty_ = ty(l, y->v), s;
+	if (!broadcast_shape(tx, ty_, &s))
+		error_at(l->d, loc, "shapes %s and %s do not broadcast", tstr(l, tx), tstr(l, ty_));
+	x->v = broadcast_to(l, cast_to(l, x->v, e), s);
+	y->v = broadcast_to(l, cast_to(l, y->v, e), s);
+}
+
+static ValId to_bool(L *l, Loc loc, Rv x, const char *what)
+{
+	Type t = ty(l, x.v);
+	if (t.elem == TY_I1)
+		return x.v;
+	if (!elem_is_int(t.elem))
+		error_at(l->d, loc, "'%s' needs an integer or i1 operand, got %s", what, tstr(l, t));
+	Rv zero = {cint(l, t.elem, 0), true};
+	ValId z = broadcast_to(l, zero.v, t);
+	ValId ops[2] = {x.v, z};
+	ValId r = emit(l, OP_CMP, type_with_elem(t, TY_I1), ops, 2);
+	l->f->vals[r].def->iattr[0] = CMP_NE;
+	return r;
+}
+
+/* ---- binary operators ---- */
+
+static bool fold_int(int op, int64_t a, int64_t b, int64_t *r)
+{
+	switch (op) {
+	case TK_PLUS: *r = (int64_t)((uint64_t)a + (uint64_t)b); return true;
+	case TK_MINUS: *r = (int64_t)((uint64_t)a - (uint64_t)b); return true;
+	case TK_STAR: *r = (int64_t)((uint64_t)a * (uint64_t)b); return true;
+	case TK_SLASH: if (b == 0 || (a == INT64_MIN && b == -1)) return false; *r = a / b; return true;
+	case TK_PERCENT: if (b == 0 || (a == INT64_MIN && b == -1)) return false; *r = a % b; return true;
+	case TK_SHL: if (b < 0 || b > 62) return false; *r = (int64_t)((uint64_t)a << b); return true;
+	case TK_SHR: if (b < 0 || b > 63) return false; *r = a >> b; return true;
+	case TK_AMP: *r = a & b; return true;
+	case TK_PIPE: *r = a | b; return true;
+	case TK_CARET: *r = a ^ b; return true;
+	default: return false;
+	}
+}
+
+static int64_t wrap(ElemKind e, int64_t v)
+{
+	switch (e) {
+	case TY_I1: return v & 1;
+	case TY_I8: return (int8_t)v;
+	case TY_I16: return (int16_t)v;
+	case TY_I32: return (int32_t)v;
+	default: return v;
+	}
+}
+
+static Opcode arith_op(int tok)
+{
+	switch (tok) {
+	case TK_PLUS: return OP_ADD;
+	case TK_MINUS: return OP_SUB;
+	case TK_STAR: return OP_MUL;
+	case TK_SLASH: return OP_DIV;
+	case TK_PERCENT: return OP_REM;
+	case TK_AMP: return OP_AND;
+	case TK_PIPE: return OP_OR;
+	case TK_CARET: return OP_XOR;
+	case TK_SHL: return OP_SHL;
+	case TK_SHR: return OP_SHR;
+	default: return OP_COUNT;
+	}
+}
+
+static int cmp_pred(int tok)
+{
+	switch (tok) {
+	case TK_EQ: return CMP_EQ;
+	case TK_NE: return CMP_NE;
+	case TK_LT: return CMP_LT;
+	case TK_LE: return CMP_LE;
+	case TK_GT: return CMP_GT;
+	case TK_GE: return CMP_GE;
+	default: return -1;
+	}
+}
+
+static Rv pointer_arith(L *l, Loc loc, int op, Rv x, Rv y)
+{
+	Type tx = ty(l, x.v), ty_ = ty(l, y.v);
+	if (tx.elem != TY_PTR) { /* int + ptr */
+		Rv t = x; x = y; y = t;
+		tx = ty(l, x.v); ty_ = ty(l, y.v);
+		if (op == TK_MINUS)
+			goto bad;
+	}
+	if (ty_.elem == TY_PTR || !elem_is_int(ty_.elem) || ty_.elem == TY_I1 || (op != TK_PLUS && op != TK_MINUS))
+		goto bad;
+	Type s;
+	if (!broadcast_shape(tx, ty_, &s))
+		error_at(l->d, loc, "shapes %s and %s do not broadcast", tstr(l, tx), tstr(l, ty_));
+	ValId off = y.v;
+	if (op == TK_MINUS)
+		off = emit(l, OP_NEG, ty_, &off, 1);
+	ValId ops[2] = {broadcast_to(l, x.v, s), broadcast_to(l, off, s)};
+	Type rt = s;
+	rt.elem = TY_PTR;
+	rt.pointee = tx.pointee;
+	return (Rv){emit(l, OP_PTRADD, rt, ops, 2), false};
+bad:
+	error_at(l->d, loc, "invalid operands to '%s': %s and %s", tok_text[op], tstr(l, ty(l, x.v)),
+		 tstr(l, ty(l, y.v)));
+}
+
+static Rv binary(L *l, Loc loc, int op, Rv x, Rv y)
+{
+	Type tx = ty(l, x.v), ty_ = ty(l, y.v);
+	if (op == TK_ANDAND || op == TK_OROR) {
+		Rv a = {to_bool(l, loc, x, tok_text[op]), false}, b = {to_bool(l, loc, y, tok_text[op]), false};
+		unify(l, loc, &a, &b, TY_I1);
+		ValId ops[2] = {a.v, b.v};
+		return (Rv){emit(l, op == TK_ANDAND ? OP_AND : OP_OR, ty(l, a.v), ops, 2), false};
+	}
+	int pred = cmp_pred(op);
+	if (tx.elem == TY_PTR || ty_.elem == TY_PTR) {
+		if (pred >= 0 && tx.elem == TY_PTR && ty_.elem == TY_PTR && tx.pointee == ty_.pointee) {
+			Type s;
+			if (!broadcast_shape(tx, ty_, &s))
+				error_at(l->d, loc, "shapes %s and %s do not broadcast", tstr(l, tx), tstr(l, ty_));
+			ValId ops[2] = {broadcast_to(l, x.v, s), broadcast_to(l, y.v, s)};
+			ValId r = emit(l, OP_CMP, type_with_elem(s, TY_I1), ops, 2);
+			l->f->vals[r].def->iattr[0] = pred;
+			return (Rv){r, false};
+		}
+		if (pred >= 0)
+			error_at(l->d, loc, "invalid operands to '%s': %s and %s", tok_text[op], tstr(l, tx), tstr(l, ty_));
+		return pointer_arith(l, loc, op, x, y);
+	}
+	ElemKind e = promote(tx, x.weak, ty_, y.weak);
+	Opcode code = arith_op(op);
+	bool bitwise = op == TK_AMP || op == TK_PIPE || op == TK_CARET || op == TK_SHL || op == TK_SHR;
+	if (bitwise && elem_is_float(e))
+		error_at(l->d, loc, "'%s' needs integer operands, got %s and %s", tok_text[op], tstr(l, tx), tstr(l, ty_));
+	if (e == TY_I1 && pred < 0 && !bitwise)
+		e = TY_I32; /* arithmetic on booleans happens in i32 */
+	bool weak = x.weak && y.weak;
+	/* evaluate integer constants now, so constexpr arithmetic can size tiles */
+	int64_t a, b, r;
+	if (tx.rank == 0 && ty_.rank == 0 && elem_is_int(e) && const_int(l, x.v, &a) && const_int(l, y.v, &b)) {
+		if (pred >= 0) {
+			bool c = pred == CMP_EQ ? a == b : pred == CMP_NE ? a != b : pred == CMP_LT ? a < b
+				 : pred == CMP_LE ? a <= b : pred == CMP_GT ? a > b : a >= b;
+			return (Rv){cint(l, TY_I1, c), false};
+		}
+		if (fold_int(op, a, b, &r)) {
+			if (weak)
+				return weak_int(l, r);
+			return (Rv){cint(l, e, wrap(e, r)), false};
+		}
+	}
+	unify(l, loc, &x, &y, e);
+	ValId ops[2] = {x.v, y.v};
+	Type rt = ty(l, x.v);
+	if (pred >= 0) {
+		ValId v = emit(l, OP_CMP, type_with_elem(rt, TY_I1), ops, 2);
+		l->f->vals[v].def->iattr[0] = pred;
+		return (Rv){v, false};
+	}
+	if (code == OP_COUNT)
+		die("binary operator %d", op);
+	return (Rv){emit(l, code, rt, ops, 2), weak};
+}
+
+static Rv unary(L *l, Node *n)
+{
+	Rv x = expr(l, n->lhs);
+	Type t = ty(l, x.v);
+	int64_t i;
+	double fv;
+	switch (n->op) {
+	case TK_MINUS:
+		if (t.elem == TY_PTR || t.elem == TY_I1)
+			error_at(l->d, n->loc, "invalid operand to unary '-': %s", tstr(l, t));
+		if (t.rank == 0 && const_of(l, x.v, &i, &fv))
+			return (Rv){elem_is_float(t.elem) ? cfloat(l, t.elem, -fv) : cint(l, t.elem, wrap(t.elem, -(uint64_t)i)),
+				    x.weak};
+		return (Rv){emit(l, OP_NEG, t, &x.v, 1), x.weak};
+	case TK_BANG: {
+		ValId b = to_bool(l, n->loc, x, "!");
+		if (t.rank == 0 && const_of(l, b, &i, NULL))
+			return (Rv){cint(l, TY_I1, !i), false};
+		return (Rv){emit(l, OP_NOT, ty(l, b), &b, 1), false};
+	}
+	case TK_TILDE:
+		if (!elem_is_int(t.elem))
+			error_at(l->d, n->loc, "'~' needs an integer or i1 operand, got %s", tstr(l, t));
+		return (Rv){emit(l, OP_NOT, t, &x.v, 1), x.weak};
+	}
+	die("unary operator %d", n->op);
+}
+
+/* ---- names ---- */
+
+static Rv name(L *l, Node *n)
+{
+	Binding *b = lookup(l, n->name);
+	if (b) {
+		b->used = true;
+		return (Rv){b->v, false};
+	}
+	if (strcmp(n->name, "inf") == 0)
+		return (Rv){cfloat(l, TY_F32, INFINITY), true};
+	if (strcmp(n->name, "nan") == 0)
+		return (Rv){cfloat(l, TY_F32, NAN), true};
+	error_at(l->d, n->loc, "unknown name '%s'", n->name);
+}
+
+/* ---- built-in calls ---- */
+
+typedef struct Args {
+	Node *call;
+	Node *a[6];
+	int n;
+} Args;
+
+/*
+ * Match positional and keyword arguments of a call against `names`
+ * (NULL-terminated); the first `min` are required.
+ */
+static Args args_of(L *l, Node *call, const char *const *names, int min)
+{
+	Args r = {.call = call};
+	int max = 0;
+	while (names[max])
+		max++;
+	int npos = 0;
+	for (int i = 0; i < call->nargs; i++) {
+		Node *arg = call->args[i];
+		int slot = -1;
+		if (arg->argname) {
+			for (int j = 0; j < max; j++)
+				if (strcmp(names[j], arg->argname) == 0)
+					slot = j;
+			if (slot < 0)
+				error_at(l->d, arg->loc, "unknown keyword argument '%s' to '%s'", arg->argname, call->name);
+		} else {
+			slot = npos++;
+			if (slot >= max) {
+				if (min == max)
+					error_at(l->d, call->loc, "'%s' takes %d argument(s), got %d", call->name, max, call->nargs);
+				error_at(l->d, call->loc, "'%s' takes %d to %d arguments, got %d", call->name, min, max,
+					 call->nargs);
+			}
+		}
+		if (r.a[slot])
+			error_at(l->d, arg->loc, "argument '%s' given twice", names[slot]);
+		r.a[slot] = arg;
+		if (slot + 1 > r.n)
+			r.n = slot + 1;
+	}
+	for (int j = 0; j < min; j++)
+		if (!r.a[j]) {
+			if (min == max)
+				error_at(l->d, call->loc, "'%s' takes %d argument(s), got %d", call->name, max, call->nargs);
+			error_at(l->d, call->loc, "'%s' takes %d to %d arguments, got %d", call->name, min, max, call->nargs);
+		}
+	return r;
+}
+
+static int64_t const_arg(L *l, Node *n, const char *what)
+{
+	Rv v = expr(l, n);
+	int64_t i;
+	if (!const_int(l, v.v, &i)) {
+		if (n->kind == ND_NAME) {
+			Binding *b = lookup(l, n->name);
+			if (b && b->runtime_param)
+				error_at(l->d, n->loc, "'%s' is not a constexpr; shapes must be compile-time constants", n->name);
+		}
+		error_at(l->d, n->loc, "%s", what);
+	}
+	return i;
+}
+
+static int axis_arg(L *l, Node *n, Type t)
+{
+	int64_t ax = const_arg(l, n, "axis must be a compile-time constant");
+	if (ax < 0)
+		ax += t.rank;
+	if (ax < 0 || ax >= t.rank)
+		error_at(l->d, n->loc, "reduction axis %lld is out of range for %s", (long long)ax, tstr(l, t));
+	return (int)ax;
+}
+
+static ElemKind type_arg(L *l, Node *call, Node *n)
+{
+	if (!n || n->kind != ND_TYPE || n->ty.is_ptr)
+		error_at(l->d, n ? n->loc : call->loc, "'%s' needs a type as its %s argument", call->name,
+			 strcmp(call->name, "full") == 0 ? "third" : "second");
+	return (ElemKind)n->ty.elem;
+}
+
+static Type shape_arg(L *l, Node *n, ElemKind e)
+{
+	int32_t shape[8];
+	int rank = 0;
+	Node **items = &n;
+	int nitems = 1;
+	if (n->kind == ND_LIST) {
+		items = n->args;
+		nitems = n->nargs;
+	}
+	if (nitems > 8)
+		error_at(l->d, n->loc, "tensors of rank %d are not supported (at most %d)", nitems, MAX_RANK);
+	for (int i = 0; i < nitems; i++) {
+		int64_t v = const_arg(l, items[i], "shape must be a list of compile-time constants");
+		if (v <= 0 || v > MAX_NUMEL)
+			error_at(l->d, items[i]->loc, "tile dimensions must be powers of two, got %lld", (long long)v);
+		shape[rank++] = (int32_t)v;
+	}
+	check_tile(l, n->loc, rank, shape);
+	return type_tensor(e, rank, shape);
+}
+
+static Type need_tensor(L *l, Node *n, Rv x, const char *fn)
+{
+	Type t = ty(l, x.v);
+	if (t.rank == 0)
+		error_at(l->d, n->loc, "'%s' needs a tensor, got %s", fn, tstr(l, t));
+	return t;
+}
+
+static Rv reduce(L *l, Node *call, Opcode code)
+{
+	static const char *const names[] = {"x", "axis", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]);
+	Type t = need_tensor(l, a.a[0], x, call->name);
+	if (t.elem == TY_PTR)
+		error_at(l->d, a.a[0]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
+	int ax = axis_arg(l, a.a[1], t);
+	ValId v = x.v;
+	if (code == OP_SUM && (t.elem == TY_F16 || t.elem == TY_BF16))
+		v = cast_to(l, v, TY_F32); /* sums of halves accumulate in f32 */
+	else if (code == OP_SUM && elem_bits(t.elem) < 32)
+		v = cast_to(l, v, TY_I32);
+	Type rt = ty(l, v);
+	memmove(rt.shape + ax, rt.shape + ax + 1, sizeof(int32_t) * (rt.rank - ax - 1));
+	rt.rank--;
+	if (code == OP_ARGMAX || code == OP_ARGMIN)
+		rt.elem = TY_I32;
+	ValId r = emit(l, code, rt, &v, 1);
+	l->f->vals[r].def->iattr[0] = ax;
+	return (Rv){r, false};
+}
+
+static Rv unary_math(L *l, Node *call, Opcode code)
+{
+	static const char *const names[] = {"x", NULL};
+	Args a = args_of(l, call, names, 1);
+	Rv x = expr(l, a.a[0]);
+	Type t = ty(l, x.v);
+	if (x.weak && !elem_is_float(t.elem) && code != OP_ABS)
+		x.v = cast_to(l, x.v, TY_F32), t = ty(l, x.v);
+	if (code == OP_ABS ? (t.elem == TY_PTR || t.elem == TY_I1) : !elem_is_float(t.elem))
+		error_at(l->d, a.a[0]->loc, "'%s' needs a %s operand, got %s", call->name,
+			 code == OP_ABS ? "numeric" : "float", tstr(l, t));
+	return (Rv){emit(l, code, t, &x.v, 1), x.weak};
+}
+
+static Rv sigmoid(L *l, Node *call)
+{
+	Rv x = unary_math(l, call, OP_NEG); /* checks and negates: -x */
+	ValId e = emit(l, OP_EXP, ty(l, x.v), &x.v, 1);
+	Rv one = {cfloat(l, TY_F32, 1.0), true};
+	Rv den = binary(l, call->loc, TK_PLUS, (Rv){e, false}, one);
+	return binary(l, call->loc, TK_SLASH, one, den);
+}
+
+static Rv minmax(L *l, Node *call, int is_max)
+{
+	static const char *const names[] = {"a", "b", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]), y = expr(l, a.a[1]);
+	Type tx = ty(l, x.v), ty_ = ty(l, y.v);
+	if (tx.elem == TY_PTR || ty_.elem == TY_PTR)
+		error_at(l->d, call->loc, "invalid operands to '%s': %s and %s", call->name, tstr(l, tx), tstr(l, ty_));
+	unify(l, call->loc, &x, &y, promote(tx, x.weak, ty_, y.weak));
+	ValId ops[2] = {x.v, y.v};
+	return (Rv){emit(l, is_max ? OP_MAX : OP_MIN, ty(l, x.v), ops, 2), x.weak && y.weak};
+}
+
+static Rv where(L *l, Node *call)
+{
+	static const char *const names[] = {"cond", "a", "b", NULL};
+	Args a = args_of(l, call, names, 3);
+	Rv c = {to_bool(l, a.a[0]->loc, expr(l, a.a[0]), "where"), false};
+	Rv x = expr(l, a.a[1]), y = expr(l, a.a[2]);
+	Type tx = ty(l, x.v), ty_ = ty(l, y.v), s;
+	ElemKind e;
+	if (tx.elem == TY_PTR || ty_.elem == TY_PTR) {
+		if (tx.elem != ty_.elem || tx.pointee != ty_.pointee)
+			error_at(l->d, call->loc, "'where' operands differ: %s and %s", tstr(l, tx), tstr(l, ty_));
+		e = TY_PTR;
+	} else {
+		e = promote(tx, x.weak, ty_, y.weak);
+	}
+	if (!broadcast_shape(ty(l, c.v), tx, &s) || !broadcast_shape(s, ty_, &s))
+		error_at(l->d, call->loc, "shapes %s, %s and %s do not broadcast", tstr(l, ty(l, c.v)), tstr(l, tx),
+			 tstr(l, ty_));
+	ValId ops[3] = {broadcast_to(l, c.v, s), broadcast_to(l, e == TY_PTR ? x.v : cast_to(l, x.v, e), s),
+			broadcast_to(l, e == TY_PTR ? y.v : cast_to(l, y.v, e), s)};
+	return (Rv){emit(l, OP_SELECT, ty(l, ops[1]), ops, 3), x.weak && y.weak};
+}
+
+static ValId pointer_arg(L *l, Node *call, Node *n)
+{
+	Rv p = expr(l, n);
+	Type t = ty(l, p.v);
+	if (t.elem != TY_PTR)
+		error_at(l->d, n->loc, "'%s' needs a pointer as its first argument, got %s", call->name, tstr(l, t));
+	return p.v;
+}
+
+static ValId mask_arg(L *l, Node *n, Type ptr)
+{
+	Rv m = expr(l, n);
+	Type t = ty(l, m.v), s;
+	if (t.elem != TY_I1)
+		error_at(l->d, n->loc, "mask must be i1 (a comparison), got %s", tstr(l, t));
+	if (!broadcast_shape(t, ptr, &s) || s.rank != ptr.rank || memcmp(s.shape, ptr.shape, sizeof(int32_t) * s.rank))
+		error_at(l->d, n->loc, "mask of type %s does not broadcast to the pointer's shape %s", tstr(l, t),
+			 shape_str(l, ptr));
+	return broadcast_to(l, m.v, ptr);
+}
+
+/* A value converted to the pointee type and broadcast to the pointer's shape. */
+static ValId value_arg(L *l, Node *call, Node *n, Type ptr)
+{
+	Rv v = expr(l, n);
+	Type t = ty(l, v.v), s;
+	if (t.elem == TY_PTR)
+		error_at(l->d, n->loc, "%s of a pointer value is not supported", call->name);
+	if (!broadcast_shape(t, ptr, &s) || s.rank != ptr.rank || memcmp(s.shape, ptr.shape, sizeof(int32_t) * s.rank))
+		error_at(l->d, n->loc, "'%s' value of type %s does not broadcast to the pointer's shape %s", call->name,
+			 tstr(l, t), shape_str(l, ptr));
+	return broadcast_to(l, cast_to(l, v.v, ptr.pointee), ptr);
+}
+
+static Rv load(L *l, Node *call)
+{
+	static const char *const names[] = {"ptr", "mask", "other", NULL};
+	Args a = args_of(l, call, names, 1);
+	if (a.a[2] && !a.a[1])
+		error_at(l->d, a.a[2]->loc, "'load' needs a mask when 'other' is given");
+	ValId ops[3];
+	int n = 0;
+	ops[n++] = pointer_arg(l, call, a.a[0]);
+	Type pt = ty(l, ops[0]);
+	if (a.a[1])
+		ops[n++] = mask_arg(l, a.a[1], pt);
+	if (a.a[2])
+		ops[n++] = value_arg(l, call, a.a[2], pt);
+	Type rt = type_with_elem(pt, pt.pointee);
+	rt.pointee = TY_VOID;
+	return (Rv){emit(l, OP_LOAD, rt, ops, n), false};
+}
+
+static Rv store_like(L *l, Node *call, Opcode code)
+{
+	static const char *const names[] = {"ptr", "value", "mask", NULL};
+	Args a = args_of(l, call, names, 2);
+	ValId ops[3];
+	int n = 0;
+	ops[n++] = pointer_arg(l, call, a.a[0]);
+	Type pt = ty(l, ops[0]);
+	ops[n++] = value_arg(l, call, a.a[1], pt);
+	if (a.a[2])
+		ops[n++] = mask_arg(l, a.a[2], pt);
+	if (code == OP_STORE) {
+		Op *op = ir_new_op(l->f, OP_STORE, ops, n, NULL, 0, l->b.loc);
+		if (l->b.before)
+			ir_insert_before(l->b.before, op);
+		else
+			ir_append(l->b.at, op);
+		return (Rv){0, false};
+	}
+	if (code == OP_ATOMIC_ADD && pt.pointee != TY_F32 && pt.pointee != TY_I32 && pt.pointee != TY_I64 &&
+	    pt.pointee != TY_F64 && pt.pointee != TY_F16)
+		error_at(l->d, call->loc, "'atomic_add' does not support %s", elem_name(pt.pointee));
+	Type rt = type_with_elem(pt, pt.pointee);
+	rt.pointee = TY_VOID;
+	return (Rv){emit(l, code, rt, ops, n), false};
+}
+
+static Rv dot(L *l, Node *call)
+{
+	static const char *const names[] = {"a", "b", "acc", "allow_tf32", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]), y = expr(l, a.a[1]);
+	Type ta = ty(l, x.v), tb = ty(l, y.v);
+	if (ta.rank != 2)
+		error_at(l->d, call->loc, "'dot' needs 2-D operands, got %s", tstr(l, ta));
+	if (tb.rank != 2)
+		error_at(l->d, call->loc, "'dot' needs 2-D operands, got %s", tstr(l, tb));
+	if (ta.shape[1] != tb.shape[0])
+		error_at(l->d, call->loc, "'dot' inner dimensions differ: %s x %s", shape_str(l, ta), shape_str(l, tb));
+	if (ta.shape[0] < 16 || ta.shape[1] < 16 || tb.shape[1] < 16)
+		error_at(l->d, call->loc, "'dot' dimensions must be at least 16, got %s x %s", shape_str(l, ta),
+			 shape_str(l, tb));
+	if (ta.elem != tb.elem)
+		error_at(l->d, call->loc, "'dot' operand types differ: %s and %s", elem_name(ta.elem), elem_name(tb.elem));
+	if (ta.elem == TY_PTR || ta.elem == TY_I1 || ta.elem == TY_F64)
+		error_at(l->d, call->loc, "'dot' does not support %s operands", elem_name(ta.elem));
+	ElemKind acc_e = elem_is_float(ta.elem) ? TY_F32 : TY_I32;
+	int32_t shape[2] = {ta.shape[0], tb.shape[1]};
+	Type rt = type_tensor(acc_e, 2, shape);
+	ValId acc;
+	if (a.a[2]) {
+		Rv c = expr(l, a.a[2]);
+		if (!type_eq(ty(l, c.v), rt))
+			error_at(l->d, a.a[2]->loc, "'dot' accumulator must be %s, got %s", tstr(l, rt), tstr(l, ty(l, c.v)));
+		acc = c.v;
+	} else {
+		acc = broadcast_to(l, acc_e == TY_F32 ? cfloat(l, acc_e, 0) : cint(l, acc_e, 0), rt);
+	}
+	int64_t tf32 = 0;
+	if (a.a[3])
+		tf32 = const_arg(l, a.a[3], "'allow_tf32' must be a compile-time constant") != 0;
+	ValId ops[3] = {x.v, y.v, acc};
+	ValId r = emit(l, OP_DOT, rt, ops, 3);
+	l->f->vals[r].def->iattr[0] = tf32;
+	return (Rv){r, false};
+}
+
+static Rv call(L *l, Node *n)
+{
+	const char *f = n->name;
+	l->b.loc = n->loc;
+	if (!strcmp(f, "program_id") || !strcmp(f, "num_programs")) {
+		static const char *const names[] = {"axis", NULL};
+		Args a = args_of(l, n, names, 1);
+		int64_t ax = const_arg(l, a.a[0], "axis must be a compile-time constant");
+		if (ax < 0 || ax > 2)
+			error_at(l->d, a.a[0]->loc, "%s axis must be 0, 1 or 2", f);
+		l->b.loc = n->loc;
+		ValId v = emit(l, f[0] == 'p' ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, type_scalar(TY_I32), NULL, 0);
+		l->f->vals[v].def->iattr[0] = ax;
+		return (Rv){v, false};
+	}
+	if (!strcmp(f, "arange")) {
+		static const char *const names[] = {"lo", "hi", NULL};
+		Args a = args_of(l, n, names, 2);
+		int64_t lo = const_arg(l, a.a[0], "arange bounds must be compile-time constants");
+		int64_t hi = const_arg(l, a.a[1], "arange bounds must be compile-time constants");
+		if (hi - lo <= 0 || !is_pow2(hi - lo))
+			error_at(l->d, n->loc, "arange size %lld is not a power of two", (long long)(hi - lo));
+		if (lo < INT32_MIN || hi > INT32_MAX)
+			error_at(l->d, n->loc, "arange bounds must fit in i32");
+		int32_t shape[1] = {(int32_t)(hi - lo)};
+		check_tile(l, n->loc, 1, shape);
+		l->b.loc = n->loc;
+		ValId v = emit(l, OP_ARANGE, type_tensor(TY_I32, 1, shape), NULL, 0);
+		l->f->vals[v].def->iattr[0] = lo;
+		l->f->vals[v].def->iattr[1] = hi;
+		return (Rv){v, false};
+	}
+	if (!strcmp(f, "zeros") || !strcmp(f, "full")) {
+		bool full = f[0] == 'f';
+		static const char *const zn[] = {"shape", "type", NULL}, *const fn[] = {"shape", "value", "type", NULL};
+		Args a = args_of(l, n, full ? fn : zn, full ? 3 : 2);
+		ElemKind e = type_arg(l, n, a.a[full ? 2 : 1]);
+		Type t = shape_arg(l, a.a[0], e);
+		ValId s;
+		if (full) {
+			Rv v = expr(l, a.a[1]);
+			if (ty(l, v.v).rank != 0)
+				error_at(l->d, a.a[1]->loc, "'full' needs a scalar value, got %s", tstr(l, ty(l, v.v)));
+			if (ty(l, v.v).elem == TY_PTR)
+				error_at(l->d, a.a[1]->loc, "'full' of a pointer value is not supported");
+			s = cast_to(l, v.v, e);
+		} else {
+			s = elem_is_float(e) ? cfloat(l, e, 0) : cint(l, e, 0);
+		}
+		l->b.loc = n->loc;
+		return (Rv){emit(l, OP_SPLAT, t, &s, 1), false};
+	}
+	if (!strcmp(f, "load"))
+		return load(l, n);
+	if (!strcmp(f, "store"))
+		return store_like(l, n, OP_STORE);
+	if (!strcmp(f, "atomic_add"))
+		return store_like(l, n, OP_ATOMIC_ADD);
+	if (!strcmp(f, "dot"))
+		return dot(l, n);
+	if (!strcmp(f, "sum"))
+		return reduce(l, n, OP_SUM);
+	if (!strcmp(f, "max"))
+		return reduce(l, n, OP_RMAX);
+	if (!strcmp(f, "min"))
+		return reduce(l, n, OP_RMIN);
+	if (!strcmp(f, "argmax"))
+		return reduce(l, n, OP_ARGMAX);
+	if (!strcmp(f, "argmin"))
+		return reduce(l, n, OP_ARGMIN);
+	static const struct { const char *name; Opcode op; } math[] = {
+		{"exp", OP_EXP}, {"exp2", OP_EXP2}, {"log", OP_LOG}, {"log2", OP_LOG2},
+		{"sqrt", OP_SQRT}, {"rsqrt", OP_RSQRT}, {"abs", OP_ABS},
+	};
+	for (size_t i = 0; i < sizeof math / sizeof math[0]; i++)
+		if (!strcmp(f, math[i].name))
+			return unary_math(l, n, math[i].op);
+	if (!strcmp(f, "sigmoid"))
+		return sigmoid(l, n);
+	if (!strcmp(f, "maximum") || !strcmp(f, "minimum"))
+		return minmax(l, n, f[1] == 'a');
+	if (!strcmp(f, "where"))
+		return where(l, n);
+	if (!strcmp(f, "cast")) {
+		static const char *const names[] = {"x", "type", NULL};
+		Args a = args_of(l, n, names, 2);
+		Rv x = expr(l, a.a[0]);
+		ElemKind e = type_arg(l, n, a.a[1]);
+		if (ty(l, x.v).elem == TY_PTR)
+			error_at(l->d, a.a[0]->loc, "cannot cast a pointer");
+		l->b.loc = n->loc;
+		return (Rv){cast_to(l, x.v, e), false};
+	}
+	if (!strcmp(f, "cdiv")) {
+		static const char *const names[] = {"a", "b", NULL};
+		Args a = args_of(l, n, names, 2);
+		Rv x = expr(l, a.a[0]), y = expr(l, a.a[1]);
+		if (!elem_is_int(ty(l, x.v).elem) || !elem_is_int(ty(l, y.v).elem))
+			error_at(l->d, n->loc, "'cdiv' needs integer operands, got %s and %s", tstr(l, ty(l, x.v)),
+				 tstr(l, ty(l, y.v)));
+		Rv one = weak_int(l, 1);
+		Rv t = binary(l, n->loc, TK_PLUS, x, y);
+		t = binary(l, n->loc, TK_MINUS, t, one);
+		return binary(l, n->loc, TK_SLASH, t, y);
+	}
+	if (!strcmp(f, "trans")) {
+		static const char *const names[] = {"x", NULL};
+		Args a = args_of(l, n, names, 1);
+		Rv x = expr(l, a.a[0]);
+		Type t = ty(l, x.v);
+		if (t.rank != 2)
+			error_at(l->d, n->loc, "'trans' needs a 2-D tensor, got %s", tstr(l, t));
+		int32_t s = t.shape[0];
+		t.shape[0] = t.shape[1];
+		t.shape[1] = s;
+		l->b.loc = n->loc;
+		return (Rv){emit(l, OP_TRANS, t, &x.v, 1), false};
+	}
+	if (lookup(l, f))
+		error_at(l->d, n->loc, "'%s' is not a function", f);
+	error_at(l->d, n->loc, "unknown function '%s'", f);
+}
+
+/* x[:, None] */
+static Rv index_expr(L *l, Node *n)
+{
+	Rv x = expr(l, n->lhs);
+	Type t = ty(l, x.v);
+	int slices = 0;
+	for (int i = 0; i < n->nargs; i++)
+		slices += n->args[i]->kind == ND_SLICE;
+	if (slices != t.rank)
+		error_at(l->d, n->loc, "index needs one ':' per dimension of %s, got %d", tstr(l, t), slices);
+	if (n->nargs > MAX_RANK)
+		error_at(l->d, n->loc, "tensors of rank %d are not supported (at most %d)", n->nargs, MAX_RANK);
+	ValId v = x.v;
+	if (t.rank == 0 && n->nargs > 0) /* scalar[None] -> tensor<1xT> */
+		v = broadcast_to(l, v, type_tensor(t.elem, 1, (int32_t[]){1}));
+	Type cur = ty(l, v);
+	for (int i = 0; i < n->nargs; i++) {
+		if (n->args[i]->kind != ND_NONE || (t.rank == 0 && i == 0))
+			continue;
+		Type u = cur;
+		memmove(u.shape + i + 1, u.shape + i, sizeof(int32_t) * (cur.rank - i));
+		u.shape[i] = 1;
+		u.rank++;
+		l->b.loc = n->loc;
+		v = emit(l, OP_EXPAND_DIMS, u, &v, 1);
+		l->f->vals[v].def->iattr[0] = i;
+		cur = u;
+	}
+	return (Rv){v, false};
+}
+
+static Rv expr(L *l, Node *n)
+{
+	Loc saved = l->b.loc;
+	l->b.loc = n->loc;
+	Rv r;
+	switch (n->kind) {
+	case ND_INT: r = weak_int(l, n->ival); break;
+	case ND_FLOAT: r = (Rv){cfloat(l, TY_F32, n->fval), true}; break;
+	case ND_BOOL: r = (Rv){cint(l, TY_I1, n->ival != 0), false}; break;
+	case ND_NAME: r = name(l, n); break;
+	case ND_UNARY: r = unary(l, n); break;
+	case ND_BINARY: {
+		Rv x = expr(l, n->lhs), y = expr(l, n->rhs);
+		l->b.loc = n->loc;
+		r = binary(l, n->loc, n->op, x, y);
+		break;
+	}
+	case ND_CALL: r = call(l, n); break;
+	case ND_INDEX: r = index_expr(l, n); break;
+	case ND_TYPE: error_at(l->d, n->loc, "a type is not a value here");
+	case ND_LIST: error_at(l->d, n->loc, "a shape list is only valid as the shape argument of zeros or full");
+	case ND_NONE:
+	case ND_SLICE: error_at(l->d, n->loc, "'%s' is only valid inside an index", n->kind == ND_NONE ? "None" : ":");
+	default: die("expr kind %d", n->kind);
+	}
+	l->b.loc = saved;
+	return r;
+}
+
+/* ---- statements ---- */
+
+/* Names assigned anywhere in n (ND_ASSIGN targets), deduplicated, in order. */
+static void assigned_names(L *l, Node *n, const char ***names, int *count, int *cap)
+{
+	if (!n)
+		return;
+	if (n->kind == ND_ASSIGN) {
+		for (int i = 0; i < *count; i++)
+			if (!strcmp((*names)[i], n->name))
+				return;
+		*names = arena_grow(l->a, *names, cap, *count + 1, sizeof(char *));
+		(*names)[(*count)++] = n->name;
+		return;
+	}
+	for (int i = 0; i < n->nstmts; i++)
+		assigned_names(l, n->stmts[i], names, count, cap);
+	assigned_names(l, n->body, names, count, cap);
+	assigned_names(l, n->else_, names, count, cap);
+}
+
+/* The outer mutable bindings a body assigns: what a loop or if carries. */
+static Binding **carried(L *l, Node *body, Node *other, int *n)
+{
+	const char **names = NULL;
+	int count = 0, cap = 0;
+	assigned_names(l, body, &names, &count, &cap);
+	assigned_names(l, other, &names, &count, &cap);
+	Binding **out = NEWN(l->a, Binding *, count + 1);
+	*n = 0;
+	for (int i = 0; i < count; i++) {
+		Binding *b = lookup(l, names[i]);
+		if (b && b->mutable_)
+			out[(*n)++] = b;
+	}
+	return out;
+}
+
+static ValId assign_value(L *l, Node *n, Binding *b, Rv v)
+{
+	Type want = ty(l, b->v), got = ty(l, v.v);
+	if (type_eq(want, got))
+		return v.v;
+	if (got.rank == 0 && got.elem != TY_PTR && want.elem != TY_PTR && (v.weak || got.elem == want.elem))
+		return broadcast_to(l, cast_to(l, v.v, want.elem), want);
+	error_at(l->d, n->loc, "cannot assign %s to '%s' of type %s", tstr(l, got), b->name, tstr(l, want));
+}
+
+static void assign(L *l, Node *n)
+{
+	Binding *b = lookup(l, n->name);
+	if (!b)
+		error_at(l->d, n->loc, "unknown name '%s'", n->name);
+	if (b->is_iv)
+		error_at(l->d, n->loc, "cannot assign to '%s': it is the loop's induction variable", n->name);
+	if (!b->mutable_)
+		error_at(l->d, n->loc, "cannot assign to '%s': it was declared with '%s'", n->name,
+			 b->runtime_param ? "a parameter" : "let");
+	Rv v = expr(l, n->lhs);
+	if (n->op != TK_ASSIGN) {
+		static const int ops[][2] = {{TK_PLUSEQ, TK_PLUS}, {TK_MINUSEQ, TK_MINUS}, {TK_STAREQ, TK_STAR},
+					     {TK_SLASHEQ, TK_SLASH}, {TK_PERCENTEQ, TK_PERCENT}};
+		int op = 0;
+		for (size_t i = 0; i < 5; i++)
+			if (ops[i][0] == n->op)
+				op = ops[i][1];
+		b->used = true;
+		l->b.loc = n->loc;
+		v = binary(l, n->loc, op, (Rv){b->v, false}, v);
+	}
+	b->v = assign_value(l, n, b, v);
+	if (!l->f->vals[b->v].name)
+		l->f->vals[b->v].name = b->name;
+}
+
+static Block *new_block(L *l, const ValId *from, int n, int extra, const Type *extra_types)
+{
+	Type types[64 + 1];
+	if (n + extra > 64)
+		error_at(l->d, l->b.loc, "too many loop-carried variables (at most 64)");
+	for (int i = 0; i < extra; i++)
+		types[i] = extra_types[i];
+	for (int i = 0; i < n; i++)
+		types[extra + i] = ty(l, from[i]);
+	return ir_new_block(l->f, n + extra, types);
+}
+
+static void emit_yield(L *l, Block *blk, Binding **vars, int n)
+{
+	ValId vals[64];
+	for (int i = 0; i < n; i++)
+		vals[i] = vars[i]->v;
+	Op *y = ir_new_op(l->f, OP_YIELD, vals, n, NULL, 0, l->b.loc);
+	ir_append(blk, y);
+}
+
+/* Lower a branch body (a block or an else-if) into blk, in a new scope. */
+static void lower_into(L *l, Block *blk, Node *body)
+{
+	Builder saved = l->b;
+	l->b.at = blk;
+	l->b.before = NULL;
+	push_scope(l);
+	if (body->kind == ND_IF)
+		if_stmt(l, body);
+	else
+		block_stmts(l, body);
+	pop_scope(l);
+	l->b = saved;
+}
+
+static void for_stmt(L *l, Node *n)
+{
+	if (n->nargs < 1 || n->nargs > 3)
+		error_at(l->d, n->loc, "'range' takes 1 to 3 arguments, got %d", n->nargs);
+	Rv r[3];
+	r[0] = weak_int(l, 0);
+	r[2] = weak_int(l, 1);
+	if (n->nargs == 1) {
+		r[1] = expr(l, n->args[0]);
+	} else {
+		r[0] = expr(l, n->args[0]);
+		r[1] = expr(l, n->args[1]);
+		if (n->nargs == 3)
+			r[2] = expr(l, n->args[2]);
+	}
+	ElemKind e = TY_I32;
+	for (int i = 0; i < 3; i++) {
+		Type t = ty(l, r[i].v);
+		Node *arg = n->args[n->nargs == 1 ? 0 : (i < n->nargs ? i : 0)];
+		if (t.rank != 0 || !elem_is_int(t.elem) || t.elem == TY_I1)
+			error_at(l->d, arg->loc, "range bounds must be integer scalars, got %s", tstr(l, t));
+		if (t.elem == TY_I64 && !r[i].weak)
+			e = TY_I64;
+	}
+	int64_t step;
+	if (const_int(l, r[2].v, &step) && step == 0)
+		error_at(l->d, n->args[2]->loc, "range step must not be zero");
+	int nc;
+	Binding **vars = carried(l, n->body, NULL, &nc);
+	ValId ops[3 + 64];
+	for (int i = 0; i < 3; i++)
+		ops[i] = cast_to(l, r[i].v, e);
+	for (int i = 0; i < nc; i++)
+		ops[3 + i] = vars[i]->v;
+	Type rtypes[64];
+	for (int i = 0; i < nc; i++)
+		rtypes[i] = ty(l, vars[i]->v);
+	Type ivt = type_scalar(e);
+	Block *body = new_block(l, ops + 3, nc, 1, &ivt);
+	l->b.loc = n->loc;
+	Op *op = ir_new_op(l->f, OP_FOR, ops, 3 + nc, rtypes, nc, n->loc);
+	op->blocks[0] = body;
+	op->nblocks = 1;
+	body->parent = op;
+	ValId outer[64];
+	for (int i = 0; i < nc; i++) {
+		outer[i] = vars[i]->v;
+		vars[i]->v = body->args[1 + i];
+	}
+	/* the induction variable lives in the body's scope */
+	Builder saved = l->b;
+	l->b.at = body;
+	l->b.before = NULL;
+	push_scope(l);
+	Binding *iv = bind(l, n->name, body->args[0], n->loc, false);
+	iv->is_iv = true;
+	iv->used = true; /* `for _ in` and unused ivs are normal */
+	block_stmts(l, n->body);
+	pop_scope(l);
+	emit_yield(l, body, vars, nc);
+	l->b = saved;
+	if (l->b.before)
+		ir_insert_before(l->b.before, op);
+	else
+		ir_append(l->b.at, op);
+	for (int i = 0; i < nc; i++) {
+		(void)outer[i];
+		vars[i]->v = op->res[i];
+		l->f->vals[op->res[i]].name = vars[i]->name;
+	}
+}
+
+static void if_stmt(L *l, Node *n)
+{
+	Rv c = expr(l, n->lhs);
+	Type t = ty(l, c.v);
+	if (t.rank != 0)
+		error_at(l->d, n->lhs->loc, "condition must be a scalar, got %s", tstr(l, t));
+	ValId cond = to_bool(l, n->lhs->loc, c, "if");
+	int64_t k;
+	if (const_of(l, cond, &k, NULL)) { /* resolved at compile time (constexpr flags) */
+		Node *taken = k ? n->body : n->else_;
+		if (taken) {
+			push_scope(l);
+			if (taken->kind == ND_IF)
+				if_stmt(l, taken);
+			else
+				block_stmts(l, taken);
+			pop_scope(l);
+		}
+		return;
+	}
+	int nc;
+	Binding **vars = carried(l, n->body, n->else_, &nc);
+	ValId before[64];
+	Type rtypes[64];
+	for (int i = 0; i < nc; i++) {
+		before[i] = vars[i]->v;
+		rtypes[i] = ty(l, vars[i]->v);
+	}
+	Op *op = ir_new_op(l->f, OP_IF, &cond, 1, rtypes, nc, n->loc);
+	for (int br = 0; br < 2; br++) {
+		Block *blk = ir_new_block(l->f, 0, NULL);
+		blk->parent = op;
+		op->blocks[br] = blk;
+		Node *body = br == 0 ? n->body : n->else_;
+		if (body)
+			lower_into(l, blk, body);
+		emit_yield(l, blk, vars, nc);
+		for (int i = 0; i < nc; i++)
+			vars[i]->v = before[i];
+	}
+	op->nblocks = 2;
+	if (l->b.before)
+		ir_insert_before(l->b.before, op);
+	else
+		ir_append(l->b.at, op);
+	for (int i = 0; i < nc; i++) {
+		vars[i]->v = op->res[i];
+		l->f->vals[op->res[i]].name = vars[i]->name;
+	}
+}
+
+static void stmt(L *l, Node *n)
+{
+	l->b.loc = n->loc;
+	switch (n->kind) {
+	case ND_LET:
+	case ND_VAR: {
+		Rv v = expr(l, n->lhs);
+		if (!v.v)
+			error_at(l->d, n->lhs->loc, "'%s' has no value", n->lhs->name ? n->lhs->name : "expression");
+		bind(l, n->name, v.v, n->loc, n->kind == ND_VAR);
+		break;
+	}
+	case ND_ASSIGN: assign(l, n); break;
+	case ND_EXPR: expr(l, n->lhs); break;
+	case ND_FOR: for_stmt(l, n); break;
+	case ND_IF: if_stmt(l, n); break;
+	case ND_BLOCK:
+		push_scope(l);
+		block_stmts(l, n);
+		pop_scope(l);
+		break;
+	case ND_RETURN: error_at(l->d, n->loc, "'return' must be the last statement of the kernel");
+	default: die("stmt kind %d", n->kind);
+	}
+}
+
+static void block_stmts(L *l, Node *n)
+{
+	for (int i = 0; i < n->nstmts; i++)
+		stmt(l, n->stmts[i]);
+}
+
+/* ---- the kernel ---- */
+
+static int attr_value(L *l, const Attr *a, const CompileOptions *o)
+{
+	(void)o;
+	int64_t v = const_arg(l, a->arg, "attribute value must be a compile-time constant");
+	if (!strcmp(a->name, "num_warps") && (!is_pow2(v) || v > 32))
+		error_at(l->d, a->arg->loc, "num_warps must be a power of two from 1 to 32, got %lld", (long long)v);
+	if (!strcmp(a->name, "num_stages") && (v < 1 || v > 8))
+		error_at(l->d, a->arg->loc, "num_stages must be from 1 to 8, got %lld", (long long)v);
+	return (int)v;
+}
+
+static ValId constexpr_value(L *l, const Param *p, const CompileOptions *o)
+{
+	for (int i = 0; i < o->ndefines; i++) {
+		const Define *d = &o->defines[i];
+		if (strcmp(d->name, p->name))
+			continue;
+		if (p->ty.elem == TY_F32 || p->ty.elem == TY_F64)
+			return cfloat(l, p->ty.elem, d->is_float ? d->fvalue : (double)d->value);
+		if (d->is_float)
+			error_at(l->d, p->loc, "-D %s: constexpr '%s' is %s, got a float value", d->name, p->name,
+				 elem_name(p->ty.elem));
+		return cint(l, p->ty.elem, p->ty.elem == TY_I1 ? d->value != 0 : wrap(p->ty.elem, d->value));
+	}
+	if (!p->defval)
+		error_at(l->d, p->loc, "constexpr '%s' has no default; give it with -D %s=...", p->name, p->name);
+	Rv v = expr(l, p->defval);
+	if (ty(l, v.v).rank != 0 || !const_of(l, v.v, NULL, NULL))
+		error_at(l->d, p->defval->loc, "the default of '%s' must be a constant", p->name);
+	if (ty(l, v.v).elem != p->ty.elem && !v.weak)
+		error_at(l->d, p->defval->loc, "the default of '%s' is %s, expected %s", p->name,
+			 elem_name(ty(l, v.v).elem), elem_name(p->ty.elem));
+	return cast_to(l, v.v, p->ty.elem);
+}
+
+static void check_params(L *l, const Kernel *k, const CompileOptions *o)
+{
+	for (int i = 0; i < k->nparams; i++) {
+		const Param *p = &k->params[i];
+		for (int j = 0; j < i; j++)
+			if (!strcmp(k->params[j].name, p->name))
+				error_at(l->d, p->loc, "duplicate parameter '%s'", p->name);
+		if (p->is_const && (p->ty.is_ptr || (p->ty.elem != TY_I32 && p->ty.elem != TY_I64 &&
+						     p->ty.elem != TY_I1 && p->ty.elem != TY_F32)))
+			error_at(l->d, p->ty.loc, "constexpr '%s' must be i32, i64, i1 or f32", p->name);
+		if (!p->is_const && !p->ty.is_ptr && (p->ty.elem == TY_F16 || p->ty.elem == TY_BF16))
+			error_at(l->d, p->ty.loc, "scalar parameter '%s' of type %s is not supported; pass f32", p->name,
+				 elem_name(p->ty.elem));
+	}
+	for (int i = 0; i < o->ndefines; i++) {
+		bool found = false;
+		for (int j = 0; j < k->nparams; j++)
+			found |= k->params[j].is_const && !strcmp(k->params[j].name, o->defines[i].name);
+		if (!found)
+			error_plain(l->d, "-D %s: kernel '%s' has no const parameter named '%s'", o->defines[i].name,
+				    k->name, o->defines[i].name);
+	}
+}
+
+Func *lower_kernel(Arena *a, Diag *d, const Program *p, const Kernel *k, const CompileOptions *o)
+{
+	(void)p;
+	L l = {.a = a, .d = d, .k = k};
+	l.f = ir_new_func(a, k->name);
+	l.f->diag = d;
+	check_params(&l, k, o);
+
+	int nrt = 0;
+	Type types[256];
+	const char **names = NEWN(a, const char *, k->nparams + 1);
+	for (int i = 0; i < k->nparams; i++) {
+		const Param *q = &k->params[i];
+		if (q->is_const)
+			continue;
+		if (nrt == 256)
+			error_at(d, q->loc, "too many parameters (at most 256)");
+		types[nrt] = q->ty.is_ptr ? type_ptr(q->ty.elem) : type_scalar(q->ty.elem);
+		names[nrt++] = q->name;
+	}
+	l.f->entry = ir_new_block(l.f, nrt, types);
+	l.f->param_names = names;
+	l.f->nparams = nrt;
+	l.f->param_div = NEWN(a, int, nrt + 1);
+	for (int i = 0; i < nrt; i++)
+		l.f->param_div[i] = 1;
+	l.b = (Builder){.f = l.f, .at = l.f->entry, .loc = k->loc};
+	push_scope(&l);
+	for (int i = 0, r = 0; i < k->nparams; i++) {
+		const Param *q = &k->params[i];
+		l.b.loc = q->loc;
+		Binding *b;
+		if (q->is_const) {
+			b = bind(&l, q->name, constexpr_value(&l, q, o), q->loc, false);
+			b->used = true;
+		} else {
+			b = bind(&l, q->name, l.f->entry->args[r++], q->loc, false);
+			b->runtime_param = true;
+		}
+	}
+	l.f->num_warps = o->num_warps ? o->num_warps : 4;
+	l.f->num_stages = o->num_stages ? o->num_stages : 3;
+	for (int i = 0; i < k->nattrs; i++) {
+		const Attr *at = &k->attrs[i];
+		if (strcmp(at->name, "num_warps") && strcmp(at->name, "num_stages"))
+			error_at(d, at->loc, "unknown attribute '@%s'", at->name);
+		int v = attr_value(&l, at, o);
+		if (!strcmp(at->name, "num_warps") && !o->num_warps)
+			l.f->num_warps = v;
+		if (!strcmp(at->name, "num_stages") && !o->num_stages)
+			l.f->num_stages = v;
+	}
+	Node *body = k->body;
+	int n = body->nstmts;
+	if (n > 0 && body->stmts[n - 1]->kind == ND_RETURN)
+		n--; /* a final `return;` ends the program anyway */
+	push_scope(&l);
+	for (int i = 0; i < n; i++)
+		stmt(&l, body->stmts[i]);
+	pop_scope(&l);
+	pop_scope(&l);
+	return l.f;
+}

@@ -1,0 +1,525 @@
+/*
+ * parse.c: recursive descent from tokens to the AST (ast.h).
+ *
+ * One function per grammar rule of docs/language.md, named after it and
+ * headed by the rule (chibicc style).  The binary-operator levels share
+ * one loop, chain(), that takes the next-tighter rule and the operators
+ * of its level.  The parser reads the token array through a cursor,
+ * p->tok; the array ends with TK_EOF, so one token of lookahead past any
+ * non-EOF token is always safe.
+ *
+ * Errors go through error_at() at the offending token and stop the parse.
+ * One exception, as in clang: a missing ';' is reported just after the
+ * previous token, where the ';' belongs, not at the next line's first token.
+ * Nesting (blocks, parentheses, unary operators, else-if chains) deeper
+ * than MAX_DEPTH is an error, so no input can overflow the stack.
+ *
+ * Node locations: literals and names at their token; unary and binary
+ * expressions at the operator; calls at the function name; index and list
+ * expressions at their '['; statements at their first token, except an
+ * assignment, which sits at its '=' / '+=' operator.
+ */
+#include <string.h>
+
+#include "ast.h"
+#include "ir.h"
+#include "token.h"
+
+enum { MAX_DEPTH = 256 };
+
+typedef struct P {
+	Arena *arena;
+	Diag *diag;
+	Token *tok; /* current token */
+	int depth;
+} P;
+
+static Node *expr(P *p);
+static Node *block(P *p);
+
+/* ---- token helpers ---- */
+
+static bool at(P *p, TokKind k) { return p->tok->kind == k; }
+
+static bool consume(P *p, TokKind k)
+{
+	if (!at(p, k))
+		return false;
+	p->tok++;
+	return true;
+}
+
+static char *spell(P *p, const Token *t) { return arena_strndup(p->arena, t->start, (size_t)t->len); }
+
+/* "'text'" for messages, or "end of file". */
+static const char *found(P *p, const Token *t)
+{
+	if (t->kind == TK_EOF)
+		return "end of file";
+	int n = t->len > 32 ? 32 : t->len;
+	return arena_printf(p->arena, "'%.*s%s'", n, t->start, t->len > n ? "..." : "");
+}
+
+/* `what` describes where the token is missing: "after expression". */
+static NORETURN void expected(P *p, const char *thing, const char *what)
+{
+	if (at(p, TK_EOF))
+		error_at(p->diag, p->tok->loc, "unexpected end of file, expected %s", thing);
+	error_at(p->diag, p->tok->loc, "expected %s%s%s, found %s", thing, what ? " " : "", what ? what : "",
+	         found(p, p->tok));
+}
+
+static Token *expect(P *p, TokKind k, const char *what)
+{
+	if (!at(p, k))
+		expected(p, arena_printf(p->arena, "'%s'", tok_text[k]), what);
+	return p->tok++;
+}
+
+static Token *expect_ident(P *p, const char *thing, const char *what)
+{
+	if (!at(p, TK_IDENT))
+		expected(p, thing, what);
+	return p->tok++;
+}
+
+/* A missing ';' is shown where it belongs: right after the previous token. */
+static void expect_semi(P *p, const char *what)
+{
+	if (consume(p, TK_SEMI))
+		return;
+	if (at(p, TK_EOF))
+		expected(p, "';'", what);
+	Token *prev = p->tok - 1;
+	error_at(p->diag, (Loc){prev->loc.line, prev->loc.col + prev->len}, "expected ';' %s", what);
+}
+
+static void enter(P *p)
+{
+	if (++p->depth > MAX_DEPTH)
+		error_at(p->diag, p->tok->loc, "nesting too deep (more than %d levels)", MAX_DEPTH);
+}
+
+static void leave(P *p) { p->depth--; }
+
+static Node *new_node(P *p, NodeKind k, Loc loc)
+{
+	Node *n = NEW(p->arena, Node);
+	n->kind = k;
+	n->loc = loc;
+	return n;
+}
+
+/* Append to an arena array of Node pointers. */
+static void push_node(P *p, Node ***v, int *n, int *cap, Node *x)
+{
+	*v = arena_grow(p->arena, *v, cap, *n + 1, sizeof(Node *));
+	(*v)[(*n)++] = x;
+}
+
+static bool is_assign_op(TokKind k)
+{
+	return k == TK_ASSIGN || k == TK_PLUSEQ || k == TK_MINUSEQ || k == TK_STAREQ || k == TK_SLASHEQ ||
+	       k == TK_PERCENTEQ;
+}
+
+/* ---- types ---- */
+
+// type = "*" IDENT | IDENT
+static TypeSpec type(P *p)
+{
+	TypeSpec ty = {.loc = p->tok->loc};
+	ty.is_ptr = consume(p, TK_STAR);
+	Token *name = expect_ident(p, "a type", ty.is_ptr ? "after '*'" : NULL);
+	ty.elem = (int)elem_from_name(name->start, name->len);
+	if (ty.elem == TY_VOID)
+		error_at(p->diag, name->loc, "unknown type '%.*s'", name->len, name->start);
+	return ty;
+}
+
+/* ---- expressions ---- */
+
+// arg = (IDENT "=")? expr
+static Node *arg(P *p)
+{
+	const char *argname = NULL;
+	if (at(p, TK_IDENT) && p->tok[1].kind == TK_ASSIGN) {
+		argname = spell(p, p->tok);
+		p->tok += 2;
+	}
+	Node *n = expr(p);
+	n->argname = argname;
+	return n;
+}
+
+// args = arg ("," arg)* ","?
+// Parsed up to and including the closing ')'; an empty list is allowed
+// here and refused by the caller where the grammar needs one.
+static void args(P *p, Node *n, const char *what)
+{
+	int cap = 0;
+	while (!at(p, TK_RPAREN)) {
+		push_node(p, &n->args, &n->nargs, &cap, arg(p));
+		if (!consume(p, TK_COMMA))
+			break;
+	}
+	if (!at(p, TK_RPAREN))
+		expected(p, "',' or ')'", what);
+	p->tok++;
+}
+
+// index = ":" | "None"
+static Node *index_(P *p)
+{
+	Token *t = p->tok;
+	if (consume(p, TK_COLON))
+		return new_node(p, ND_SLICE, t->loc);
+	if (consume(p, TK_NONE))
+		return new_node(p, ND_NONE, t->loc);
+	if (at(p, TK_EOF))
+		expected(p, "':' or 'None'", NULL);
+	error_at(p->diag, t->loc, "an index is ':' or 'None' (tiles are not indexed by value), found %s",
+	         found(p, t));
+}
+
+// list = "[" expr ("," expr)* "]"     (the shape form of primary)
+static Node *list(P *p)
+{
+	Node *n = new_node(p, ND_LIST, p->tok->loc);
+	int cap = 0;
+	p->tok++;
+	do
+		push_node(p, &n->args, &n->nargs, &cap, expr(p));
+	while (consume(p, TK_COMMA));
+	if (!at(p, TK_RBRACK))
+		expected(p, "',' or ']'", "in list");
+	p->tok++;
+	return n;
+}
+
+// primary = INT | FLOAT | "true" | "false" | IDENT | IDENT "(" args? ")"
+//         | "(" expr ")" | "[" expr ("," expr)* "]" | "*" IDENT
+static Node *primary(P *p)
+{
+	Token *t = p->tok;
+	Node *n;
+	switch (t->kind) {
+	case TK_INT:
+	case TK_FLOAT:
+	case TK_TRUE:
+	case TK_FALSE:
+		n = new_node(p, t->kind == TK_FLOAT ? ND_FLOAT : t->kind == TK_INT ? ND_INT : ND_BOOL, t->loc);
+		n->ival = t->kind == TK_TRUE ? 1 : t->ival;
+		n->fval = t->fval;
+		p->tok++;
+		return n;
+	case TK_IDENT:
+		p->tok++;
+		if (consume(p, TK_LPAREN)) {
+			n = new_node(p, ND_CALL, t->loc);
+			n->name = spell(p, t);
+			args(p, n, arena_printf(p->arena, "in the arguments of '%s'", n->name));
+			return n;
+		}
+		if (elem_from_name(t->start, t->len) != TY_VOID) {
+			n = new_node(p, ND_TYPE, t->loc);
+			n->ty = (TypeSpec){.elem = (int)elem_from_name(t->start, t->len), .loc = t->loc};
+			n->name = spell(p, t);
+			return n;
+		}
+		n = new_node(p, ND_NAME, t->loc);
+		n->name = spell(p, t);
+		return n;
+	case TK_LPAREN:
+		p->tok++;
+		n = expr(p);
+		expect(p, TK_RPAREN, "to close '('");
+		return n;
+	case TK_LBRACK:
+		return list(p);
+	case TK_STAR:
+		n = new_node(p, ND_TYPE, t->loc);
+		n->ty = type(p);
+		return n;
+	case TK_NONE:
+		error_at(p->diag, t->loc, "'None' is only allowed inside an index, as in x[:, None]");
+	default:
+		expected(p, "expression", NULL);
+	}
+}
+
+// postfix = primary ("[" index ("," index)* "]")*
+static Node *postfix(P *p)
+{
+	Node *n = primary(p);
+	for (;;) {
+		if (at(p, TK_LPAREN))
+			error_at(p->diag, p->tok->loc, "only a named function can be called");
+		if (!at(p, TK_LBRACK))
+			return n;
+		Node *ix = new_node(p, ND_INDEX, p->tok->loc);
+		int cap = 0;
+		p->tok++;
+		ix->lhs = n;
+		do
+			push_node(p, &ix->args, &ix->nargs, &cap, index_(p));
+		while (consume(p, TK_COMMA));
+		if (!at(p, TK_RBRACK))
+			expected(p, "',' or ']'", "in index");
+		p->tok++;
+		n = ix;
+	}
+}
+
+// unary = ("-" | "!" | "~") unary | postfix
+static Node *unary(P *p)
+{
+	if (!at(p, TK_MINUS) && !at(p, TK_BANG) && !at(p, TK_TILDE))
+		return postfix(p);
+	Node *n = new_node(p, ND_UNARY, p->tok->loc);
+	n->op = p->tok->kind;
+	p->tok++;
+	enter(p);
+	n->lhs = unary(p);
+	leave(p);
+	return n;
+}
+
+/* One left-associative level: next (op next)*, ops ending in 0 (TK_EOF). */
+static Node *chain(P *p, Node *(*next)(P *), const int *ops)
+{
+	Node *n = next(p);
+	for (;;) {
+		const int *o = ops;
+		while (*o && *o != (int)p->tok->kind)
+			o++;
+		if (!*o)
+			return n;
+		Node *b = new_node(p, ND_BINARY, p->tok->loc);
+		b->op = *o;
+		p->tok++;
+		b->lhs = n;
+		b->rhs = next(p);
+		n = b;
+	}
+}
+
+// mul = unary (("*" | "/" | "%") unary)*
+static Node *mul(P *p) { return chain(p, unary, (const int[]){TK_STAR, TK_SLASH, TK_PERCENT, 0}); }
+// add = mul (("+" | "-") mul)*
+static Node *add(P *p) { return chain(p, mul, (const int[]){TK_PLUS, TK_MINUS, 0}); }
+// shift = add (("<<" | ">>") add)*
+static Node *shift(P *p) { return chain(p, add, (const int[]){TK_SHL, TK_SHR, 0}); }
+// relational = shift (("<" | "<=" | ">" | ">=") shift)*
+static Node *relational(P *p) { return chain(p, shift, (const int[]){TK_LT, TK_LE, TK_GT, TK_GE, 0}); }
+// equality = relational (("==" | "!=") relational)*
+static Node *equality(P *p) { return chain(p, relational, (const int[]){TK_EQ, TK_NE, 0}); }
+// bitand = equality ("&" equality)*
+static Node *bitand(P *p) { return chain(p, equality, (const int[]){TK_AMP, 0}); }
+// bitxor = bitand ("^" bitand)*
+static Node *bitxor(P *p) { return chain(p, bitand, (const int[]){TK_CARET, 0}); }
+// bitor = bitxor ("|" bitxor)*
+static Node *bitor(P *p) { return chain(p, bitxor, (const int[]){TK_PIPE, 0}); }
+// logand = bitor ("&&" bitor)*
+static Node *logand(P *p) { return chain(p, bitor, (const int[]){TK_ANDAND, 0}); }
+// logor = logand ("||" logand)*
+static Node *logor(P *p) { return chain(p, logand, (const int[]){TK_OROR, 0}); }
+
+// expr = logor
+static Node *expr(P *p)
+{
+	enter(p);
+	Node *n = logor(p);
+	leave(p);
+	return n;
+}
+
+/* ---- statements ---- */
+
+// "let" IDENT "=" expr ";"  |  "var" IDENT "=" expr ";"
+static Node *let_stmt(P *p)
+{
+	Token *kw = p->tok++;
+	Node *n = new_node(p, kw->kind == TK_LET ? ND_LET : ND_VAR, kw->loc);
+	const char *what = arena_printf(p->arena, "after '%s'", tok_text[kw->kind]);
+	n->name = spell(p, expect_ident(p, "a variable name", what));
+	expect(p, TK_ASSIGN, arena_printf(p->arena, "after '%s %s'", tok_text[kw->kind], n->name));
+	n->lhs = expr(p);
+	expect_semi(p, "after expression");
+	return n;
+}
+
+// IDENT ("=" | "+=" | "-=" | "*=" | "/=" | "%=") expr ";"
+static Node *assign_stmt(P *p)
+{
+	Token *name = p->tok++;
+	Node *n = new_node(p, ND_ASSIGN, p->tok->loc);
+	n->name = spell(p, name);
+	n->op = p->tok->kind;
+	p->tok++;
+	n->lhs = expr(p);
+	expect_semi(p, "after expression");
+	return n;
+}
+
+// "for" IDENT "in" "range" "(" args ")" block
+static Node *for_stmt(P *p)
+{
+	Node *n = new_node(p, ND_FOR, p->tok->loc);
+	p->tok++;
+	n->name = spell(p, expect_ident(p, "a loop variable", "after 'for'"));
+	expect(p, TK_IN, arena_printf(p->arena, "after 'for %s'", n->name));
+	if (!at(p, TK_IDENT) || p->tok->len != 5 || memcmp(p->tok->start, "range", 5) != 0)
+		error_at(p->diag, p->tok->loc, "'range' expected after 'in', found %s", found(p, p->tok));
+	p->tok++;
+	expect(p, TK_LPAREN, "after 'range'");
+	if (at(p, TK_RPAREN))
+		expected(p, "expression", "in 'range()'");
+	args(p, n, "in 'range(...)'");
+	n->body = block(p);
+	return n;
+}
+
+// if-stmt = "if" expr block ("else" (block | if-stmt))?
+static Node *if_stmt(P *p)
+{
+	Node *n = new_node(p, ND_IF, p->tok->loc);
+	p->tok++;
+	enter(p);
+	n->lhs = expr(p);
+	n->body = block(p);
+	if (consume(p, TK_ELSE))
+		n->else_ = at(p, TK_IF) ? if_stmt(p) : block(p);
+	leave(p);
+	return n;
+}
+
+// stmt = "let" IDENT "=" expr ";"
+//      | "var" IDENT "=" expr ";"
+//      | IDENT ("=" | "+=" | "-=" | "*=" | "/=" | "%=") expr ";"
+//      | "for" IDENT "in" "range" "(" args ")" block
+//      | "if" expr block ("else" (block | if-stmt))?
+//      | "return" ";"
+//      | expr ";"
+static Node *stmt(P *p)
+{
+	Token *t = p->tok;
+	switch (t->kind) {
+	case TK_LET:
+	case TK_VAR:
+		return let_stmt(p);
+	case TK_FOR:
+		return for_stmt(p);
+	case TK_IF:
+		return if_stmt(p);
+	case TK_ELSE:
+		error_at(p->diag, t->loc, "'else' without a matching 'if'");
+	case TK_RETURN:
+		p->tok++;
+		expect_semi(p, "after 'return'");
+		return new_node(p, ND_RETURN, t->loc);
+	case TK_IDENT:
+		if (is_assign_op(t[1].kind))
+			return assign_stmt(p);
+		break;
+	default:
+		break;
+	}
+	Node *n = new_node(p, ND_EXPR, t->loc);
+	n->lhs = expr(p);
+	if (is_assign_op(p->tok->kind))
+		error_at(p->diag, t->loc, "only a variable name can be assigned to");
+	expect_semi(p, "after expression");
+	return n;
+}
+
+// block = "{" stmt* "}"
+static Node *block(P *p)
+{
+	Node *n = new_node(p, ND_BLOCK, p->tok->loc);
+	int cap = 0;
+	expect(p, TK_LBRACE, NULL);
+	enter(p);
+	while (!at(p, TK_RBRACE) && !at(p, TK_EOF))
+		push_node(p, &n->stmts, &n->nstmts, &cap, stmt(p));
+	expect(p, TK_RBRACE, NULL);
+	leave(p);
+	return n;
+}
+
+/* ---- kernels ---- */
+
+// param = IDENT ":" ("const" type ("=" expr)? | type)
+static Param param(P *p)
+{
+	Token *name = expect_ident(p, "a parameter name", NULL);
+	Param pm = {.name = spell(p, name), .loc = name->loc};
+	if (!consume(p, TK_COLON))
+		error_at(p->diag, p->tok->loc, "expected ':' and a type after parameter '%s'", pm.name);
+	pm.is_const = consume(p, TK_CONST);
+	pm.ty = type(p);
+	if (pm.is_const && consume(p, TK_ASSIGN))
+		pm.defval = expr(p);
+	return pm;
+}
+
+// params = param ("," param)* ","?
+// Parsed up to and including the closing ')'.
+static void params(P *p, Kernel *k)
+{
+	int cap = 0;
+	while (!at(p, TK_RPAREN)) {
+		k->params = arena_grow(p->arena, k->params, &cap, k->nparams + 1, sizeof(Param));
+		k->params[k->nparams++] = param(p);
+		if (!consume(p, TK_COMMA))
+			break;
+	}
+	if (!at(p, TK_RPAREN))
+		expected(p, "',' or ')'", "in the parameter list");
+	p->tok++;
+}
+
+// attr = "@" IDENT "(" expr ")"
+static Attr attr(P *p)
+{
+	Token *at_ = p->tok++;
+	Token *name = expect_ident(p, "an attribute name", "after '@'");
+	Attr a = {.name = spell(p, name), .loc = at_->loc};
+	expect(p, TK_LPAREN, arena_printf(p->arena, "after '@%s'", a.name));
+	a.arg = expr(p);
+	expect(p, TK_RPAREN, arena_printf(p->arena, "to close '@%s('", a.name));
+	return a;
+}
+
+// kernel = attr* "kernel" IDENT "(" params? ")" block
+static Kernel *kernel(P *p)
+{
+	Kernel *k = NEW(p->arena, Kernel);
+	int cap = 0;
+	while (at(p, TK_AT)) {
+		k->attrs = arena_grow(p->arena, k->attrs, &cap, k->nattrs + 1, sizeof(Attr));
+		k->attrs[k->nattrs++] = attr(p);
+	}
+	expect(p, TK_KERNEL, k->nattrs ? "after attributes" : "at top level");
+	Token *name = expect_ident(p, "a kernel name", "after 'kernel'");
+	k->name = spell(p, name);
+	k->loc = name->loc;
+	expect(p, TK_LPAREN, arena_printf(p->arena, "after 'kernel %s'", k->name));
+	params(p, k);
+	k->body = block(p);
+	return k;
+}
+
+// program = kernel*
+Program *parse_program(Arena *a, Diag *d, Token *toks, int ntok)
+{
+	ensure(ntok > 0 && toks[ntok - 1].kind == TK_EOF);
+	P p = {.arena = a, .diag = d, .tok = toks};
+	Program *prog = NEW(a, Program);
+	int cap = 0;
+	while (!at(&p, TK_EOF)) {
+		prog->kernels = arena_grow(a, prog->kernels, &cap, prog->nkernels + 1, sizeof(Kernel *));
+		prog->kernels[prog->nkernels++] = kernel(&p);
+	}
+	return prog;
+}

@@ -1,0 +1,170 @@
+/*
+ * pipeline.c: compile_kernel(), the whole compiler read top to bottom.
+ *
+ *   source -> tokens -> AST -> lower (checks, constexprs bound) -> IR
+ *     -> fold -> canon -> cse -> dce                  (target-independent)
+ *     -> specialize -> axis -> layout -> fuse -> axis -> dce -> smem   (GPU)
+ *     -> LLVM IR -> PTX
+ *
+ * A `.ir` input starts from the IR text instead of source.  Each pass is a
+ * plain call; run() only adds the verifier (--verify-each) and the
+ * --print-after trace around it.
+ */
+#include <string.h>
+
+#include "compile.h"
+#include "token.h"
+
+Compilation *compilation_new(const char *name, const char *text, size_t len)
+{
+	Arena *a = arena_new();
+	Compilation *c = NEW(a, Compilation);
+	c->arena = a;
+	c->src.name = arena_strdup(a, name);
+	c->src.text = arena_strndup(a, text, len);
+	c->src.len = len;
+	c->diag.src = &c->src;
+	return c;
+}
+
+void compilation_free(Compilation *c)
+{
+	if (!c)
+		return;
+	sb_free(&c->diag.out);
+	sb_free(&c->trace);
+	sb_free(&c->out);
+	arena_free(c->arena);
+}
+
+typedef void (*PassFn)(Func *f);
+
+static void trace_ir(Compilation *c, const char *after)
+{
+	sb_printf(&c->trace, "// -----// IR after %s //----- //\n", after);
+	ir_print(&c->trace, c->func);
+}
+
+static void after_pass(Compilation *c, const CompileOptions *o, const char *name)
+{
+	if (o->verify_each) {
+		const char *err = ir_verify(c->func);
+		if (err)
+			die("IR verification failed after %s: %s", name, err);
+	}
+	if (o->print_after && (!strcmp(o->print_after, name) || !strcmp(o->print_after, "all")))
+		trace_ir(c, name);
+}
+
+static void run(Compilation *c, const CompileOptions *o, const char *name, PassFn pass)
+{
+	pass(c->func);
+	after_pass(c, o, name);
+}
+
+static bool is_ir_file(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 3 && !strcmp(name + n - 3, ".ir");
+}
+
+static Kernel *find_kernel(Compilation *c, const char *name)
+{
+	Program *p = c->prog;
+	if (p->nkernels == 0)
+		error_plain(&c->diag, "%s: no kernel in this file", c->src.name);
+	if (!name)
+		return p->kernels[0];
+	for (int i = 0; i < p->nkernels; i++)
+		if (!strcmp(p->kernels[i]->name, name))
+			return p->kernels[i];
+	error_plain(&c->diag, "kernel '%s' not found", name);
+}
+
+/* Source (or IR text) to target-independent IR in c->func. */
+static int front_end(Compilation *c, const CompileOptions *o)
+{
+	if (is_ir_file(c->src.name)) {
+		c->func = ir_parse(c->arena, &c->diag, &c->src);
+		c->func->diag = &c->diag;
+		if (o->num_warps)
+			c->func->num_warps = o->num_warps;
+		if (o->num_stages)
+			c->func->num_stages = o->num_stages;
+		return 0;
+	}
+	c->toks = lex_source(c->arena, &c->diag, &c->src, &c->ntoks);
+	if (o->emit == EMIT_TOKENS) {
+		tokens_dump(&c->out, c->toks, c->ntoks);
+		return 1;
+	}
+	c->prog = parse_program(c->arena, &c->diag, c->toks, c->ntoks);
+	if (o->emit == EMIT_AST) {
+		ast_dump(&c->out, c->prog);
+		return 1;
+	}
+	c->kernel = find_kernel(c, o->kernel);
+	c->func = lower_kernel(c->arena, &c->diag, c->prog, c->kernel, o);
+	return 0;
+}
+
+int compile_kernel(Compilation *c, const CompileOptions *o)
+{
+	jmp_buf jb;
+	c->diag.jmp = &jb;
+	c->diag.werror = o->werror;
+	c->diag.nowarn = o->nowarn;
+	c->out.len = 0;
+	if (setjmp(jb)) {
+		c->diag.jmp = NULL;
+		return 1;
+	}
+	const char *arch = o->arch ? o->arch : "sm_90";
+	if ((o->emit == EMIT_GPU_IR || o->emit >= EMIT_LLVM) && !cg_arch_valid(arch))
+		error_plain(&c->diag, "unknown --arch '%s'; supported: sm_80 sm_86 sm_89 sm_90 sm_90a", arch);
+
+	double t0 = now_seconds();
+	if (front_end(c, o)) {
+		c->diag.jmp = NULL;
+		return 0;
+	}
+	after_pass(c, o, "lower");
+	double t1 = now_seconds();
+	c->ms_front = (t1 - t0) * 1e3;
+
+	if (o->opt) {
+		run(c, o, "fold", pass_fold);
+		run(c, o, "canon", pass_canon);
+		run(c, o, "cse", pass_cse);
+		run(c, o, "dce", pass_dce);
+	}
+	if (o->emit == EMIT_IR) {
+		ir_print(&c->out, c->func);
+		c->ms_passes = (now_seconds() - t1) * 1e3;
+		c->diag.jmp = NULL;
+		return 0;
+	}
+
+	Func *f = c->func;
+	pass_specialize(f, o->div_hints);
+	after_pass(c, o, "specialize");
+	run(c, o, "axis", pass_axis);
+	run(c, o, "layout", pass_layout);
+	run(c, o, "fuse", pass_fuse);
+	run(c, o, "axis", pass_axis);
+	run(c, o, "dce", pass_dce);
+	pass_smem(f, cg_target_smem_limit(arch));
+	after_pass(c, o, "smem");
+	double t2 = now_seconds();
+	c->ms_passes = (t2 - t1) * 1e3;
+	if (o->emit == EMIT_GPU_IR) {
+		ir_print(&c->out, f);
+		c->diag.jmp = NULL;
+		return 0;
+	}
+
+	int rc = cg_emit(f, arch, o->emit, o->lineinfo, c->src.name, &c->out, &c->diag);
+	c->ms_codegen = (now_seconds() - t2) * 1e3;
+	c->diag.jmp = NULL;
+	return rc;
+}
