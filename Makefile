@@ -12,7 +12,7 @@ WERROR := -DTILEC_WERROR=ON
 else
 WERROR := -DTILEC_WERROR=OFF
 endif
-CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(WERROR)
+CMAKE_FLAGS := $(WERROR)
 BUNDLE_MAX_BYTES := 67108864
 
 .PHONY: all build deps test test-asan test-normal demo device-bundle clean
@@ -23,25 +23,28 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	cmake -S . -B build $(CMAKE_FLAGS)
+	cmake -S . -B build $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 	cmake --build build -j$(JOBS)
 
-# The normal suite runs last so the output ends with its ctest summary; a
-# sanitizer failure stops make before it.
+# Both suites always run; the normal one last, so the output ends with its
+# ctest summary.  Either failing makes `make test` fail.
 test: deps
-	$(MAKE) --no-print-directory test-asan
-	$(MAKE) --no-print-directory test-normal
+	@status=0; \
+	$(MAKE) --no-print-directory test-asan || { status=1; \
+		echo "make test: the sanitizer suite (build-asan/) FAILED; the normal suite follows"; }; \
+	$(MAKE) --no-print-directory test-normal || status=1; \
+	exit $$status
 
 test-asan:
-	cmake -S . -B build-asan $(CMAKE_FLAGS) -DTILEC_SANITIZE=ON
+	cmake -S . -B build-asan $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILEC_SANITIZE=ON
 	cmake --build build-asan -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		ctest --test-dir build-asan --output-on-failure -j$(JOBS)
+		ctest --test-dir build-asan --output-on-failure --no-label-summary -j$(JOBS)
 
 test-normal:
-	cmake -S . -B build $(CMAKE_FLAGS)
+	cmake -S . -B build $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 	cmake --build build -j$(JOBS)
-	ctest --test-dir build --output-on-failure -j$(JOBS)
+	ctest --test-dir build --output-on-failure --no-label-summary -j$(JOBS)
 
 demo: build
 	@if [ -x scripts/demo.sh ]; then scripts/demo.sh; \
@@ -49,7 +52,7 @@ demo: build
 	else echo "make demo: scripts/demo.sh does not exist yet"; exit 1; fi
 
 device-bundle: deps
-	cmake -S . -B build-bundle $(CMAKE_FLAGS) -DTILEC_BUNDLE=ON
+	cmake -S . -B build-bundle $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=Release -DTILEC_BUNDLE=ON
 	cmake --build build-bundle -j$(JOBS)
 	@size=$$(du -cb build-bundle/bundle/* | tail -1 | cut -f1); \
 	if [ $$size -ge $(BUNDLE_MAX_BYTES) ]; then \

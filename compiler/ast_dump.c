@@ -4,10 +4,10 @@
  * Tokens, one a line, as `line:col KIND 'text'`; literals also show the
  * value the lexer computed:
  *
- *     1:1 KERNEL 'kernel'
- *     2:13 INT '0x1_0' 16
- *     2:19 FLOAT '.5' 0.5
- *     3:1 EOF ''
+ *     2:2 LET 'let'
+ *     2:10 INT '0x1_0' 16
+ *     2:18 FLOAT '.5' 0.5
+ *     4:1 EOF ''
  *
  * The AST is an S-expression: statements one a line, indented two spaces
  * per level, each expression on its statement's line.  The dump is stable
@@ -28,20 +28,24 @@
  *       (param n i32)
  *       (param B const i32 (int 64))
  *       (block
- *         (var acc (call zeros (list (int B...)) f32))   -- shapes as written
+ *         (var acc (call zeros (list (name B)) f32))
  *         (for i (range (int 0) (name n) (name B))
  *           (block
- *             (assign acc += (call load (+ (+ (name x) (name i)) (call arange (int 0) (name B))) mask=(< (name i) (name n))))))
+ *             (assign acc += (call load (+ (+ (name x) (name i)) (call arange (int 0) (name B)))
+ *                                        mask=(< (name i) (name n))))))      <- one line in fact
  *         (if (> (name n) (int 0))
  *           (block
  *             (expr (call store (name x) (call sum (name acc) (int 0)))))
  *           (block
  *             (return)))))
  *
- * Atoms: (int 8), (float 0.5), (bool true), (name x), a type name (f32,
- * *f16), `:` and `None` inside (index e ...), (list e ...); operators print
- * as their spelling, unary ones with one operand: (- (name x)).
+ * Atoms: (int 8), (float 0.5) (always with a '.' or an exponent),
+ * (bool true), (name x), a type name (f32, *f16), and `:` and `None`
+ * inside (index e ...); (list e ...) is a shape; a keyword argument is
+ * name=e.  Operators print as their spelling, a unary one with one
+ * operand: (- (name x)).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +55,7 @@
 #include "token.h"
 
 /* The shortest %g form that reads back as the same double, with a '.' or
- * an exponent so it never reads as an integer: 0.5, 2.0, 1e-06. */
+ * an exponent so it never reads as an integer: 0.5, 2500.0, 1e-06. */
 static void put_float(StrBuf *out, double v)
 {
 	char buf[64];
@@ -60,6 +64,8 @@ static void put_float(StrBuf *out, double v)
 		if (strtod(buf, NULL) == v)
 			break;
 	}
+	if (strchr(buf, 'e') && fabs(v) < 1e16 && v == (double)(int64_t)v)
+		snprintf(buf, sizeof buf, "%.0f", v);
 	sb_puts(out, buf);
 	if (!strpbrk(buf, ".einf"))
 		sb_puts(out, ".0");

@@ -73,11 +73,15 @@ struct Interp {
 
 /* ---- errors ---- */
 
+/* Writes "file:line:col: error: " into it->err; returns its length (clamped to the buffer). */
 static size_t where(Interp *it, Loc loc)
 {
+	int n;
 	if (loc.line == 0)
-		return (size_t)snprintf(it->err, sizeof it->err, "%s: error: ", it->file);
-	return (size_t)snprintf(it->err, sizeof it->err, "%s:%d:%d: error: ", it->file, loc.line, loc.col);
+		n = snprintf(it->err, sizeof it->err, "%s: error: ", it->file);
+	else
+		n = snprintf(it->err, sizeof it->err, "%s:%d:%d: error: ", it->file, loc.line, loc.col);
+	return n < 0 ? 0 : (size_t)n < sizeof it->err ? (size_t)n : sizeof it->err - 1;
 }
 
 NORETURN PRINTF(3, 4) static void fail(Interp *it, Loc loc, const char *fmt, ...)
@@ -747,8 +751,10 @@ static void exec_reduce(Interp *it, Op *op)
 	if (axis < 0 || axis >= rank)
 		fail(it, op->loc, "malformed IR: reduction axis %lld of a rank-%d tile", (long long)axis, rank);
 	int64_t len = a->type.shape[axis];
-	for (int d = 0; d < rank; d++)
-		*(d < axis ? &outer : &inner) *= d == axis ? 1 : a->type.shape[d];
+	for (int d = 0; d < axis; d++)
+		outer *= a->type.shape[d];
+	for (int d = (int)axis + 1; d < rank; d++)
+		inner *= a->type.shape[d];
 	if (outer * inner != r->n)
 		fail(it, op->loc, "malformed IR: reduction result shape");
 	if (it->capscratch < len) {

@@ -205,5 +205,14 @@ bool layout_eq(const Layout *a, const Layout *b);
 Layout layout_blocked(int rank, const int32_t *shape, int num_warps, int vec);
 uint32_t layout_apply(const Layout *l, uint32_t reg, uint32_t lane, uint32_t warp);
 void layout_str(StrBuf *out, const Layout *l);
+/* Operand layouts of the CUDA-core dot for an accumulator layout c over [M,N] (see docs of DOT). */
+Layout layout_dot_a(const Layout *c, int K);
+Layout layout_dot_b(const Layout *c, int K);
+/* Shape ops, as the layout pass and codegen need them (every column 0 or one bit). */
+Layout layout_slice(const Layout *l, int axis);      /* reduction result: axis deleted (rank >= 2) */
+Layout layout_unbroadcast(const Layout *res, const int32_t *src_shape); /* broadcast source */
+Layout layout_expand(const Layout *src, int axis);   /* expand_dims result: new size-1 axis */
+Layout layout_squeeze(const Layout *res, int axis);  /* expand_dims source: size-1 axis removed */
+Layout layout_trans(const Layout *l);                /* 2-D transpose */
 
 #endif

@@ -16,7 +16,6 @@
  * the longest match and, among equal lengths, the first rule, so `letx`
  * is an identifier and `let` a keyword.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,15 +116,13 @@ static void lex_int(Lexer *lx, const char *start, const char *end, int base)
 static void lex_float(Lexer *lx, const char *start, const char *end)
 {
 	check_number_end(lx, start, end);
-	char buf[128];
-	int n = 0;
-	for (const char *p = start; p < end; p++)
-		if (*p != '_' && n < (int)sizeof buf - 1)
-			buf[n++] = *p;
-	buf[n] = 0;
-	errno = 0;
+	char *buf = arena_strndup(lx->arena, start, (size_t)(end - start)), *q = buf;
+	for (const char *p = buf; *p; p++)
+		if (*p != '_')
+			*q++ = *p;
+	*q = 0;
 	double v = strtod(buf, NULL);
-	if (isinf(v) || end - start >= (long)sizeof buf)
+	if (isinf(v))
 		error_at(lx->diag, loc_of(lx, start), "float literal '%.*s' is out of range",
 		         (int)(end - start), start);
 	push(lx, TK_FLOAT, start, end)->fval = v;

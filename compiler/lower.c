@@ -540,12 +540,13 @@ static Args args_of(L *l, Node *call, const char *const *names, int min)
 	return r;
 }
 
-static int64_t const_arg(L *l, Node *n, const char *what)
+/* A compile-time integer argument; `shape` says it sizes a tile. */
+static int64_t const_arg(L *l, Node *n, const char *what, bool shape)
 {
 	Rv v = expr(l, n);
 	int64_t i;
 	if (!const_int(l, v.v, &i)) {
-		if (n->kind == ND_NAME) {
+		if (shape && n->kind == ND_NAME) {
 			Binding *b = lookup(l, n->name);
 			if (b && b->runtime_param)
 				error_at(l->d, n->loc, "'%s' is not a constexpr; shapes must be compile-time constants", n->name);
@@ -557,7 +558,7 @@ static int64_t const_arg(L *l, Node *n, const char *what)
 
 static int axis_arg(L *l, Node *n, Type t)
 {
-	int64_t ax = const_arg(l, n, "axis must be a compile-time constant");
+	int64_t ax = const_arg(l, n, "axis must be a compile-time constant", false);
 	if (ax < 0)
 		ax += t.rank;
 	if (ax < 0 || ax >= t.rank)
@@ -586,7 +587,7 @@ static Type shape_arg(L *l, Node *n, ElemKind e)
 	if (nitems > 8)
 		error_at(l->d, n->loc, "tensors of rank %d are not supported (at most %d)", nitems, MAX_RANK);
 	for (int i = 0; i < nitems; i++) {
-		int64_t v = const_arg(l, items[i], "shape must be a list of compile-time constants");
+		int64_t v = const_arg(l, items[i], "shape must be a list of compile-time constants", true);
 		if (v <= 0 || v > MAX_NUMEL)
 			error_at(l->d, items[i]->loc, "tile dimensions must be powers of two, got %lld", (long long)v);
 		shape[rank++] = (int32_t)v;
@@ -799,7 +800,7 @@ static Rv dot(L *l, Node *call)
 	}
 	int64_t tf32 = 0;
 	if (a.a[3])
-		tf32 = const_arg(l, a.a[3], "'allow_tf32' must be a compile-time constant") != 0;
+		tf32 = const_arg(l, a.a[3], "'allow_tf32' must be a compile-time constant", false) != 0;
 	ValId ops[3] = {x.v, y.v, acc};
 	ValId r = emit(l, OP_DOT, rt, ops, 3);
 	l->f->vals[r].def->iattr[0] = tf32;
@@ -813,7 +814,7 @@ static Rv call(L *l, Node *n)
 	if (!strcmp(f, "program_id") || !strcmp(f, "num_programs")) {
 		static const char *const names[] = {"axis", NULL};
 		Args a = args_of(l, n, names, 1);
-		int64_t ax = const_arg(l, a.a[0], "axis must be a compile-time constant");
+		int64_t ax = const_arg(l, a.a[0], "axis must be a compile-time constant", false);
 		if (ax < 0 || ax > 2)
 			error_at(l->d, a.a[0]->loc, "%s axis must be 0, 1 or 2", f);
 		l->b.loc = n->loc;
@@ -824,8 +825,8 @@ static Rv call(L *l, Node *n)
 	if (!strcmp(f, "arange")) {
 		static const char *const names[] = {"lo", "hi", NULL};
 		Args a = args_of(l, n, names, 2);
-		int64_t lo = const_arg(l, a.a[0], "arange bounds must be compile-time constants");
-		int64_t hi = const_arg(l, a.a[1], "arange bounds must be compile-time constants");
+		int64_t lo = const_arg(l, a.a[0], "arange bounds must be compile-time constants", true);
+		int64_t hi = const_arg(l, a.a[1], "arange bounds must be compile-time constants", true);
 		if (hi - lo <= 0 || !is_pow2(hi - lo))
 			error_at(l->d, n->loc, "arange size %lld is not a power of two", (long long)(hi - lo));
 		if (lo < INT32_MIN || hi > INT32_MAX)
@@ -1260,7 +1261,7 @@ static void block_stmts(L *l, Node *n)
 static int attr_value(L *l, const Attr *a, const CompileOptions *o)
 {
 	(void)o;
-	int64_t v = const_arg(l, a->arg, "attribute value must be a compile-time constant");
+	int64_t v = const_arg(l, a->arg, "attribute value must be a compile-time constant", false);
 	if (!strcmp(a->name, "num_warps") && (!is_pow2(v) || v > 32))
 		error_at(l->d, a->arg->loc, "num_warps must be a power of two from 1 to 32, got %lld", (long long)v);
 	if (!strcmp(a->name, "num_stages") && (v < 1 || v > 8))

@@ -9,15 +9,20 @@
  * non-EOF token is always safe.
  *
  * Errors go through error_at() at the offending token and stop the parse.
- * One exception, as in clang: a missing ';' is reported just after the
- * previous token, where the ';' belongs, not at the next line's first token.
- * Nesting (blocks, parentheses, unary operators, else-if chains) deeper
- * than MAX_DEPTH is an error, so no input can overflow the stack.
+ * Two exceptions, as in clang: a missing ';' is reported just after the
+ * previous token, where the ';' belongs, not at the next line's first
+ * token; and so is an unexpected end of file, which has no text to show.
+ * Nesting (blocks, parentheses, unary operators, else-if chains, and the
+ * operators of one `a + b + ...` chain, which make a deep tree) beyond
+ * MAX_DEPTH levels is an error, so no input can overflow the stack here or
+ * in the passes that recurse on the tree.
  *
  * Node locations: literals and names at their token; unary and binary
  * expressions at the operator; calls at the function name; index and list
- * expressions at their '['; statements at their first token, except an
- * assignment, which sits at its '=' / '+=' operator.
+ * expressions at their '['; statements at their first token, except
+ * `let`, `var` and assignments, which sit at the name they bind; an
+ * attribute at its name.  A keyword argument `mask=e` moves e's location
+ * to the keyword, which is what messages about the argument point at.
  */
 #include <string.h>
 
@@ -30,7 +35,8 @@ enum { MAX_DEPTH = 256 };
 typedef struct P {
 	Arena *arena;
 	Diag *diag;
-	Token *tok; /* current token */
+	Token *tok;   /* current token */
+	Token *first; /* the first token, which has none before it */
 	int depth;
 } P;
 
@@ -60,11 +66,24 @@ static const char *found(P *p, const Token *t)
 	return arena_printf(p->arena, "'%.*s%s'", n, t->start, t->len > n ? "..." : "");
 }
 
-/* `what` describes where the token is missing: "after expression". */
+/* Just past the previous token: where a missing token belongs. */
+static Loc after_prev(P *p)
+{
+	if (p->tok == p->first)
+		return p->tok->loc;
+	Token *prev = p->tok - 1;
+	return (Loc){prev->loc.line, prev->loc.col + prev->len};
+}
+
+/*
+ * `what` describes where the token is missing: "after expression".  The end
+ * of the file has no text to point at, so that error points just past the
+ * last token.
+ */
 static NORETURN void expected(P *p, const char *thing, const char *what)
 {
 	if (at(p, TK_EOF))
-		error_at(p->diag, p->tok->loc, "unexpected end of file, expected %s", thing);
+		error_at(p->diag, after_prev(p), "unexpected end of file, expected %s", thing);
 	error_at(p->diag, p->tok->loc, "expected %s%s%s, found %s", thing, what ? " " : "", what ? what : "",
 	         found(p, p->tok));
 }
@@ -90,14 +109,24 @@ static void expect_semi(P *p, const char *what)
 		return;
 	if (at(p, TK_EOF))
 		expected(p, "';'", what);
-	Token *prev = p->tok - 1;
-	error_at(p->diag, (Loc){prev->loc.line, prev->loc.col + prev->len}, "expected ';' %s", what);
+	error_at(p->diag, after_prev(p), "expected ';' %s", what);
 }
 
 static void enter(P *p)
 {
 	if (++p->depth > MAX_DEPTH)
 		error_at(p->diag, p->tok->loc, "nesting too deep (more than %d levels)", MAX_DEPTH);
+}
+
+/*
+ * A chain `a + b + c ...` is a loop here but a left-leaning tree for every
+ * later pass, which recurses on it: each operator counts as a level.
+ */
+static void enter_operator(P *p)
+{
+	if (++p->depth > MAX_DEPTH)
+		error_at(p->diag, p->tok->loc, "expression too long or too deeply nested (more than %d levels)",
+		         MAX_DEPTH);
 }
 
 static void leave(P *p) { p->depth--; }
@@ -142,13 +171,13 @@ static TypeSpec type(P *p)
 // arg = (IDENT "=")? expr
 static Node *arg(P *p)
 {
-	const char *argname = NULL;
-	if (at(p, TK_IDENT) && p->tok[1].kind == TK_ASSIGN) {
-		argname = spell(p, p->tok);
-		p->tok += 2;
-	}
+	if (!at(p, TK_IDENT) || p->tok[1].kind != TK_ASSIGN)
+		return expr(p);
+	Token *kw = p->tok;
+	p->tok += 2;
 	Node *n = expr(p);
-	n->argname = argname;
+	n->argname = spell(p, kw);
+	n->loc = kw->loc;
 	return n;
 }
 
@@ -289,12 +318,14 @@ static Node *unary(P *p)
 static Node *chain(P *p, Node *(*next)(P *), const int *ops)
 {
 	Node *n = next(p);
+	int depth0 = p->depth;
 	for (;;) {
 		const int *o = ops;
 		while (*o && *o != (int)p->tok->kind)
 			o++;
 		if (!*o)
-			return n;
+			break;
+		enter_operator(p);
 		Node *b = new_node(p, ND_BINARY, p->tok->loc);
 		b->op = *o;
 		p->tok++;
@@ -302,6 +333,8 @@ static Node *chain(P *p, Node *(*next)(P *), const int *ops)
 		b->rhs = next(p);
 		n = b;
 	}
+	p->depth = depth0;
+	return n;
 }
 
 // mul = unary (("*" | "/" | "%") unary)*
@@ -340,9 +373,10 @@ static Node *expr(P *p)
 static Node *let_stmt(P *p)
 {
 	Token *kw = p->tok++;
-	Node *n = new_node(p, kw->kind == TK_LET ? ND_LET : ND_VAR, kw->loc);
 	const char *what = arena_printf(p->arena, "after '%s'", tok_text[kw->kind]);
-	n->name = spell(p, expect_ident(p, "a variable name", what));
+	Token *name = expect_ident(p, "a variable name", what);
+	Node *n = new_node(p, kw->kind == TK_LET ? ND_LET : ND_VAR, name->loc);
+	n->name = spell(p, name);
 	expect(p, TK_ASSIGN, arena_printf(p->arena, "after '%s %s'", tok_text[kw->kind], n->name));
 	n->lhs = expr(p);
 	expect_semi(p, "after expression");
@@ -353,7 +387,7 @@ static Node *let_stmt(P *p)
 static Node *assign_stmt(P *p)
 {
 	Token *name = p->tok++;
-	Node *n = new_node(p, ND_ASSIGN, p->tok->loc);
+	Node *n = new_node(p, ND_ASSIGN, name->loc);
 	n->name = spell(p, name);
 	n->op = p->tok->kind;
 	p->tok++;
@@ -458,7 +492,10 @@ static Param param(P *p)
 		error_at(p->diag, p->tok->loc, "expected ':' and a type after parameter '%s'", pm.name);
 	pm.is_const = consume(p, TK_CONST);
 	pm.ty = type(p);
-	if (pm.is_const && consume(p, TK_ASSIGN))
+	if (at(p, TK_ASSIGN) && !pm.is_const)
+		error_at(p->diag, p->tok->loc, "only a const parameter can have a default ('%s: const ...')",
+		         pm.name);
+	if (consume(p, TK_ASSIGN))
 		pm.defval = expr(p);
 	return pm;
 }
@@ -482,9 +519,9 @@ static void params(P *p, Kernel *k)
 // attr = "@" IDENT "(" expr ")"
 static Attr attr(P *p)
 {
-	Token *at_ = p->tok++;
+	p->tok++;
 	Token *name = expect_ident(p, "an attribute name", "after '@'");
-	Attr a = {.name = spell(p, name), .loc = at_->loc};
+	Attr a = {.name = spell(p, name), .loc = name->loc};
 	expect(p, TK_LPAREN, arena_printf(p->arena, "after '@%s'", a.name));
 	a.arg = expr(p);
 	expect(p, TK_RPAREN, arena_printf(p->arena, "to close '@%s('", a.name));
@@ -514,7 +551,7 @@ static Kernel *kernel(P *p)
 Program *parse_program(Arena *a, Diag *d, Token *toks, int ntok)
 {
 	ensure(ntok > 0 && toks[ntok - 1].kind == TK_EOF);
-	P p = {.arena = a, .diag = d, .tok = toks};
+	P p = {.arena = a, .diag = d, .tok = toks, .first = toks};
 	Program *prog = NEW(a, Program);
 	int cap = 0;
 	while (!at(&p, TK_EOF)) {

@@ -54,6 +54,7 @@ typedef struct tilec_options {
 	int num_warps;          /* 0: the kernel's @num_warps or 4 */
 	int num_stages;         /* 0: the kernel's @num_stages or 3 */
 	const char *arch;       /* "sm_90", ...; NULL: the context's device */
+	const char *source_name; /* file name shown in diagnostics; NULL: "<source>" */
 } tilec_options;
 
 typedef enum tilec_arg_kind {
@@ -78,6 +79,8 @@ static inline tilec_arg tilec_f64(double x) { tilec_arg a; a.kind = TILEC_ARG_F6
 static inline tilec_arg tilec_ptr(unsigned long long p) { tilec_arg a; a.kind = TILEC_ARG_PTR; a.v.ptr = p; return a; }
 
 /* ---- contexts ---- */
+/* On failure *out is still set (unless out is NULL or memory ran out) to a
+ * context that holds the message; destroy it like any other. */
 tilec_status tilec_context_create(int device, tilec_context **out);
 void tilec_context_destroy(tilec_context *ctx);
 /* The last error of any call on ctx (or of its kernels); "" if none. */
@@ -116,6 +119,13 @@ tilec_status tilec_synchronize(tilec_context *ctx);
 tilec_status tilec_compile_ptx(const char *source, const char *kernel_name, const tilec_options *opts,
                                char **ptx, char **log);
 void tilec_free_string(char *s);
+
+/*
+ * Milliseconds the compile of the kernel's current variant took: front end,
+ * IR passes, code generation, CUDA module load (0 until its first launch).
+ * A variant found in the context's cache reports the times of its compile.
+ */
+void tilec_kernel_compile_times(const tilec_kernel *k, double ms[4]);
 
 #ifdef __cplusplus
 }

@@ -51,6 +51,7 @@ typedef struct Cg {
 	LLVMBuilderRef b;
 	LLVMValueRef fn;
 	LLVMValueRef **regs;   /* per ValId: its registers */
+	Op **pending;          /* per ValId: its convert_layout, postponed to the dot that uses it */
 	LLVMValueRef tid;      /* i32 thread index in the program */
 	LLVMValueRef lane;     /* i32 tid % 32 */
 	LLVMValueRef warp;     /* i32 tid / 32 */
@@ -70,6 +71,12 @@ LLVMValueRef cg_thread_index(Cg *c, const Layout *l); /* i32 XOR of the lane and
 /* i1: this thread is the first of the copies the lane/warp zero columns make. */
 LLVMValueRef cg_is_owner(Cg *c, const Layout *l);
 void cg_fill_dups(Cg *c, ValId v);
+/*
+ * How many consecutive registers (a power of two, at most 16 bytes of
+ * eb-byte elements) hold consecutive elements of the last dimension, with
+ * no other column touching those low index bits.
+ */
+int cg_reg_vec(const Layout *l, int eb);
 LLVMTypeRef cg_elem_type(Cg *c, ElemKind e);  /* register type; TY_PTR: ptr addrspace(1) */
 LLVMTypeRef cg_mem_type(Cg *c, ElemKind e);   /* type in memory (i1 is a byte) */
 LLVMValueRef cg_i32c(Cg *c, int64_t x);
@@ -107,6 +114,12 @@ void cg_reduce(Cg *c, Op *op);
 LLVMValueRef cg_shfl_xor(Cg *c, LLVMValueRef v, int lane_mask);
 
 void cg_convert_layout(Cg *c, Op *op);
+/* A pending convert's source tile to shared memory, row-major at offset (no barriers). */
+void cg_convert_write(Cg *c, ValId v, int32_t offset);
+/* All of v's registers from a row-major tile at offset (no barriers). */
+void cg_convert_read(Cg *c, ValId v, int32_t offset);
+/* Registers r .. r+vec-1 of v from the tile at offset; ti = cg_thread_index of v's layout. */
+void cg_smem_read(Cg *c, ValId v, int32_t offset, LLVMValueRef ti, uint32_t r, int vec, LLVMValueRef *out);
 void cg_rename(Cg *c, Op *op);  /* expand_dims, broadcast, trans */
 
 void cg_dot(Cg *c, Op *op);

@@ -129,6 +129,27 @@ LLVMValueRef cg_is_owner(Cg *c, const Layout *l)
 	return ok;
 }
 
+int cg_reg_vec(const Layout *l, int eb)
+{
+	int v = 1, k = 0;
+	while (k < l->nreg && l->reg[k] == 1u << k && v * 2 * eb <= 16 && v * 2 <= l->shape[l->rank - 1]) {
+		v *= 2;
+		k++;
+	}
+	for (; v > 1; v /= 2) {
+		uint32_t low = (uint32_t)v - 1, bad = 0;
+		for (int i = ilog2((uint64_t)v); i < l->nreg; i++)
+			bad |= l->reg[i] & low;
+		for (int i = 0; i < l->nlane; i++)
+			bad |= l->lane[i] & low;
+		for (int i = 0; i < l->nwarp; i++)
+			bad |= l->warp[i] & low;
+		if (!bad)
+			break;
+	}
+	return v;
+}
+
 void cg_fill_dups(Cg *c, ValId v)
 {
 	const Layout *l = cg_layout(c, v);
@@ -404,6 +425,13 @@ static int first_line(Block *bl)
 	return 1;
 }
 
+/*
+ * DICompileUnit::DebugDirectivesOnly (3), missing from the C API's enum:
+ * .loc/.file lines without DWARF sections or `.target ..., debug`, which is
+ * what `nvcc -lineinfo` emits and ptxas optimises normally.
+ */
+#define LINE_DIRECTIVES_ONLY ((LLVMDWARFEmissionKind)3)
+
 static void setup_debug(Cg *c, const char *file_name)
 {
 	const char *base = strrchr(file_name, '/');
@@ -419,7 +447,7 @@ static void setup_debug(Cg *c, const char *file_name)
 	c->dib = LLVMCreateDIBuilder(c->mod);
 	LLVMMetadataRef file = LLVMDIBuilderCreateFile(c->dib, base, strlen(base), dir, dirlen);
 	LLVMDIBuilderCreateCompileUnit(c->dib, LLVMDWARFSourceLanguageC, file, "tilec", 5, 1, "", 0, 0, "", 0,
-	                               LLVMDWARFEmissionLineTablesOnly, 0, 0, 0, "", 0, "", 0);
+	                               LINE_DIRECTIVES_ONLY, 0, 0, 0, "", 0, "", 0);
 	LLVMMetadataRef sty = LLVMDIBuilderCreateSubroutineType(c->dib, file, NULL, 0, LLVMDIFlagZero);
 	unsigned line = (unsigned)first_line(c->f->entry);
 	const char *name = c->f->name;
@@ -547,6 +575,7 @@ static void init_cg(Cg *c, Func *f, Diag *d, const Target *t)
 	c->mod = LLVMModuleCreateWithNameInContext(f->name, c->ctx);
 	c->b = LLVMCreateBuilderInContext(c->ctx);
 	c->regs = NEWN(f->arena, LLVMValueRef *, f->nvals + 1);
+	c->pending = NEWN(f->arena, Op *, f->nvals + 1);
 	c->i1 = LLVMInt1TypeInContext(c->ctx);
 	c->i8 = LLVMInt8TypeInContext(c->ctx);
 	c->i16 = LLVMInt16TypeInContext(c->ctx);
@@ -562,6 +591,7 @@ int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char 
 	if (!t)
 		error_plain(d, "unknown --arch '%s'; supported: %s", arch, cg_target_list());
 	call_once(&init_once, init_llvm);
+	ir_fill_uses(f);
 	Cg *c = NEW(f->arena, Cg);
 	init_cg(c, f, d, t);
 	jmp_buf jb;

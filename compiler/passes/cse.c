@@ -2,7 +2,7 @@
  * cse.c: common subexpression elimination.
  *
  * Guarantees afterwards: no pure, single-result, region-free op computes the
- * same thing (opcode, operands, attributes, result type) as an op that
+ * same thing (opcode, operands, attributes, result type and layout) as an op that
  * dominates it; the later op is removed and its uses go to the earlier one.
  * Commutative ops match with their operands in either order.  Loads are
  * never merged: a store or atomic between two loads could change what the
@@ -80,7 +80,8 @@ static bool same_op(Func *f, const Op *a, const Op *b)
 	if (a->code != b->code || a->nopnds != b->nopnds || a->iattr[0] != b->iattr[0] ||
 	    a->iattr[1] != b->iattr[1] || memcmp(&a->fattr, &b->fattr, sizeof a->fattr) != 0)
 		return false;
-	if (!type_eq(vtype(f, a->res[0]), vtype(f, b->res[0])))
+	if (!type_eq(vtype(f, a->res[0]), vtype(f, b->res[0])) ||
+	    f->vals[a->res[0]].layout != f->vals[b->res[0]].layout)
 		return false;
 	key_opnds(a, ka);
 	key_opnds(b, kb);

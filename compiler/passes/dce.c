@@ -64,6 +64,51 @@ static void drop_uses(Func *f, Op *op)
 			drop_block_uses(f, op->blocks[i]);
 }
 
+/*
+ * Iteration value j of a for (result j, body argument 1+j, init 3+j, yield
+ * operand j) is dead when the result is unused and everything computed from
+ * the body argument is pure and feeds only yield operand j: the chain
+ * `%acc2 = add %acc, %x ; yield %acc2` of an accumulator nobody reads.
+ * `chain` marks the argument and the results of the ops computed from it.
+ */
+static bool iter_is_dead(Func *f, Op *loop, int j, uint8_t *chain)
+{
+	Block *body = loop->blocks[0];
+	Op *y = body->last;
+	int *count = NEWN(f->arena, int, f->nvals);
+	if (f->vals[loop->res[j]].nuses > 0)
+		return false;
+	chain[body->args[1 + j]] = 1;
+	for (Op *op = body->first; op != y; op = op->next) {
+		bool uses = false;
+		for (int i = 0; i < op->nopnds; i++)
+			uses |= chain[op->opnds[i]];
+		if (!uses)
+			continue;
+		if (!op_has(op->code, F_PURE) || op->nblocks || op->nres != 1)
+			return false;
+		for (int i = 0; i < op->nopnds; i++)
+			count[op->opnds[i]]++;
+		chain[op->res[0]] = 1;
+	}
+	count[y->opnds[j]]++;
+	for (ValId v = 1; v < f->nvals; v++)
+		if (chain[v] && count[v] != f->vals[v].nuses)
+			return false;
+	return true;
+}
+
+static void remove_chain(Func *f, Block *body, const uint8_t *chain)
+{
+	for (Op *op = body->last->prev, *prev; op; op = prev) {
+		prev = op->prev;
+		if (op->nres == 1 && chain[op->res[0]]) {
+			drop_uses(f, op);
+			ir_remove(op);
+		}
+	}
+}
+
 /* Removes the array element at k of a[n]. */
 static void cut(ValId *a, int *n, int k)
 {
@@ -72,25 +117,19 @@ static void cut(ValId *a, int *n, int k)
 	(*n)--;
 }
 
-/*
- * Iteration value j of a for (result j, body argument 1+j, init 3+j,
- * yield operand j) is dead when the result is unused and the body
- * argument's only use is the yield.
- */
 static bool drop_dead_iters(Func *f, Op *op)
 {
 	Block *body = op->blocks[0];
 	Op *y = body ? body->last : NULL;
 	bool changed = false;
-	if (!y || y->code != OP_YIELD || y->nopnds != op->nres || body->nargs != op->nres + 1)
+	if (!y || y->code != OP_YIELD || y->nopnds != op->nres || body->nargs != op->nres + 1 ||
+	    op->nopnds != op->nres + 3)
 		return false;
 	for (int j = op->nres - 1; j >= 0; j--) {
-		ValId arg = body->args[1 + j];
-		int self = y->opnds[j] == arg; /* `yield %arg` is the argument's use too */
-		if (f->vals[op->res[j]].nuses > 0 || f->vals[arg].nuses != 1 - self + self)
+		uint8_t *chain = NEWN(f->arena, uint8_t, f->nvals);
+		if (!iter_is_dead(f, op, j, chain))
 			continue;
-		if (f->vals[arg].nuses == 1 && y->opnds[j] != arg && !yield_only_use(f, y, arg))
-			continue;
+		remove_chain(f, body, chain);
 		f->vals[y->opnds[j]].nuses--;
 		f->vals[op->opnds[3 + j]].nuses--;
 		cut(y->opnds, &y->nopnds, j);

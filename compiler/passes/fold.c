@@ -14,7 +14,8 @@
  * results are rounded to nearest even, as every f16 operation on the GPU is.
  * A `select` whose condition is constant becomes the chosen operand.
  * Folded ops are removed; the new constants they leave are placed just
- * before them (CSE merges duplicates).
+ * before them (CSE merges duplicates).  It runs before the layout pass:
+ * ops whose result has a layout are left alone.
  */
 #include "ir.h"
 #include "compile.h"
@@ -273,6 +274,8 @@ static void fold_select(Func *f, Op *op)
 static void fold_op(Func *f, Op *op, void *ctx)
 {
 	(void)ctx;
+	if (op->nres != 1 || f->vals[op->res[0]].layout >= 0)
+		return; /* new constants would have no layout */
 	if (op->code == OP_SELECT) {
 		fold_select(f, op);
 		return;

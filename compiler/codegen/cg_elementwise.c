@@ -1,0 +1,267 @@
+/*
+ * cg_elementwise.c: constants, splat, arange, program ids and every
+ * element-wise op, one LLVM instruction (or intrinsic) per canonical
+ * register.  Operands and result share one layout (contract), so register r
+ * of the result needs register r of each operand and nothing else.
+ *
+ * Math follows Triton: exp(x) = ex2.approx(x * log2 e), log(x) =
+ * lg2.approx(x) * ln 2, sqrt is sqrt.rn (IEEE), rsqrt is rsqrt.approx,
+ * division is IEEE fdiv.  f16 and bf16 are computed in f32 and rounded back
+ * after every op (cvt.rn), which is what the interpreter does; for + - * /
+ * this equals native half arithmetic since f32 holds twice the bits plus two.
+ */
+#include <stdio.h>
+
+#include "cg.h"
+
+static void fill(Cg *c, Op *op, LLVMValueRef x)
+{
+	LLVMValueRef *r = cg_new_regs(c, op->res[0]);
+	for (int i = 0; i < cg_nregs(c, op->res[0]); i++)
+		r[i] = x;
+}
+
+void cg_const(Cg *c, Op *op)
+{
+	ElemKind e = vtype(c->f, op->res[0]).elem;
+	LLVMTypeRef t = cg_elem_type(c, e);
+	LLVMValueRef x;
+	if (elem_is_float(e))
+		x = LLVMConstReal(t, op->fattr);
+	else if (e == TY_PTR)
+		x = LLVMConstNull(t);
+	else
+		x = LLVMConstInt(t, (unsigned long long)(e == TY_I1 ? op->iattr[0] & 1 : op->iattr[0]), 1);
+	fill(c, op, x);
+}
+
+void cg_splat(Cg *c, Op *op)
+{
+	fill(c, op, c->regs[op->opnds[0]][0]);
+}
+
+void cg_arange(Cg *c, Op *op)
+{
+	ValId v = op->res[0];
+	const Layout *l = cg_layout(c, v);
+	LLVMValueRef *r = cg_new_regs(c, v);
+	LLVMValueRef ti = cg_thread_index(c, l);
+	LLVMTypeRef t = cg_elem_type(c, vtype(c->f, v).elem);
+	uint32_t zm = cg_zeromask(l->reg, l->nreg);
+	for (uint32_t i = 0; i < 1u << l->nreg; i++) {
+		if (i & zm)
+			continue;
+		LLVMValueRef x = LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(l, i)), "");
+		x = LLVMBuildAdd(c->b, x, cg_i32c(c, op->iattr[0]), "");
+		r[i] = t == c->i32 ? x : LLVMBuildSExt(c->b, x, t, "");
+	}
+	cg_fill_dups(c, v);
+}
+
+void cg_program_info(Cg *c, Op *op)
+{
+	static const NvName ids[2][3] = {{NV_CTAID_X, NV_CTAID_Y, NV_CTAID_Z},
+	                                 {NV_NCTAID_X, NV_NCTAID_Y, NV_NCTAID_Z}};
+	int axis = (int)op->iattr[0];
+	if (axis < 0 || axis > 2)
+		die("codegen: program axis %d", axis);
+	LLVMValueRef x = cg_nv(c, ids[op->code == OP_NUM_PROGRAMS][axis], c->i32, NULL, 0);
+	LLVMTypeRef t = cg_elem_type(c, vtype(c->f, op->res[0]).elem);
+	fill(c, op, t == c->i32 ? x : LLVMBuildSExt(c->b, x, t, ""));
+}
+
+/* ---- floats ---- */
+
+static bool is_half(ElemKind e) { return e == TY_F16 || e == TY_BF16; }
+
+LLVMValueRef cg_to_f32(Cg *c, LLVMValueRef v, ElemKind e)
+{
+	return is_half(e) ? LLVMBuildFPExt(c->b, v, c->f32, "") : v;
+}
+
+LLVMValueRef cg_from_f32(Cg *c, LLVMValueRef v, ElemKind e)
+{
+	return is_half(e) ? LLVMBuildFPTrunc(c->b, v, cg_elem_type(c, e), "") : v;
+}
+
+static LLVMValueRef intrinsic1(Cg *c, const char *base, LLVMValueRef x)
+{
+	char name[64];
+	LLVMTypeRef t = LLVMTypeOf(x);
+	const char *suffix = t == c->f32 ? "f32" : t == c->i32 ? "i32" : t == c->i64 ? "i64"
+	                   : t == c->i16 ? "i16" : t == c->i8 ? "i8" : "f64";
+	snprintf(name, sizeof name, "llvm.%s.%s", base, suffix);
+	return cg_call(c, name, t, &x, 1);
+}
+
+static LLVMValueRef intrinsic2(Cg *c, const char *base, LLVMValueRef x, LLVMValueRef y)
+{
+	char name[64];
+	LLVMTypeRef t = LLVMTypeOf(x);
+	const char *suffix = t == c->f32 ? "f32" : t == c->i32 ? "i32" : t == c->i64 ? "i64"
+	                   : t == c->i16 ? "i16" : t == c->i8 ? "i8" : "f64";
+	snprintf(name, sizeof name, "llvm.%s.%s", base, suffix);
+	LLVMValueRef a[2] = {x, y};
+	return cg_call(c, name, t, a, 2);
+}
+
+/* x in f32 or f64 */
+static LLVMValueRef float_unary(Cg *c, Opcode code, LLVMValueRef x)
+{
+	bool d = LLVMTypeOf(x) != c->f32;
+	LLVMTypeRef t = LLVMTypeOf(x);
+	switch (code) {
+	case OP_NEG: return LLVMBuildFNeg(c->b, x, "");
+	case OP_ABS: return intrinsic1(c, "fabs", x);
+	case OP_EXP:
+		x = LLVMBuildFMul(c->b, x, LLVMConstReal(t, 1.4426950408889634), "");
+		return cg_nv(c, d ? NV_EX2_F64 : NV_EX2_F32, t, &x, 1);
+	case OP_EXP2: return cg_nv(c, d ? NV_EX2_F64 : NV_EX2_F32, t, &x, 1);
+	case OP_LOG:
+		x = cg_nv(c, d ? NV_LG2_F64 : NV_LG2_F32, t, &x, 1);
+		return LLVMBuildFMul(c->b, x, LLVMConstReal(t, 0.6931471805599453), "");
+	case OP_LOG2: return cg_nv(c, d ? NV_LG2_F64 : NV_LG2_F32, t, &x, 1);
+	case OP_SQRT: return cg_nv(c, d ? NV_SQRT_F64 : NV_SQRT_F32, t, &x, 1);
+	case OP_RSQRT: return cg_nv(c, d ? NV_RSQRT_F64 : NV_RSQRT_F32, t, &x, 1);
+	default: die("codegen: '%s' on a float", op_info[code].text);
+	}
+}
+
+static LLVMValueRef int_unary(Cg *c, Opcode code, LLVMValueRef x)
+{
+	switch (code) {
+	case OP_NEG: return LLVMBuildNeg(c->b, x, "");
+	case OP_NOT: return LLVMBuildNot(c->b, x, "");
+	case OP_ABS: {
+		if (LLVMTypeOf(x) == c->i1)
+			return x;
+		LLVMValueRef a[2] = {x, LLVMConstInt(c->i1, 0, 0)};
+		char name[32];
+		snprintf(name, sizeof name, "llvm.abs.i%u", LLVMGetIntTypeWidth(LLVMTypeOf(x)));
+		return cg_call(c, name, LLVMTypeOf(x), a, 2);
+	}
+	default: die("codegen: '%s' on an integer", op_info[code].text);
+	}
+}
+
+static LLVMValueRef float_binary(Cg *c, Opcode code, LLVMValueRef a, LLVMValueRef b)
+{
+	switch (code) {
+	case OP_ADD: return LLVMBuildFAdd(c->b, a, b, "");
+	case OP_SUB: return LLVMBuildFSub(c->b, a, b, "");
+	case OP_MUL: return LLVMBuildFMul(c->b, a, b, "");
+	case OP_DIV: return LLVMBuildFDiv(c->b, a, b, "");
+	case OP_REM: return LLVMBuildFRem(c->b, a, b, "");
+	case OP_MAX: return intrinsic2(c, "maximum", a, b);
+	case OP_MIN: return intrinsic2(c, "minimum", a, b);
+	default: die("codegen: '%s' on floats", op_info[code].text);
+	}
+}
+
+static LLVMValueRef int_binary(Cg *c, Opcode code, LLVMValueRef a, LLVMValueRef b)
+{
+	bool bit = LLVMTypeOf(a) == c->i1;
+	switch (code) {
+	case OP_ADD: return bit ? LLVMBuildXor(c->b, a, b, "") : LLVMBuildAdd(c->b, a, b, "");
+	case OP_SUB: return bit ? LLVMBuildXor(c->b, a, b, "") : LLVMBuildSub(c->b, a, b, "");
+	case OP_MUL: return bit ? LLVMBuildAnd(c->b, a, b, "") : LLVMBuildMul(c->b, a, b, "");
+	case OP_DIV: return LLVMBuildSDiv(c->b, a, b, "");
+	case OP_REM: return LLVMBuildSRem(c->b, a, b, "");
+	case OP_AND: return LLVMBuildAnd(c->b, a, b, "");
+	case OP_OR: return LLVMBuildOr(c->b, a, b, "");
+	case OP_XOR: return LLVMBuildXor(c->b, a, b, "");
+	case OP_SHL: return LLVMBuildShl(c->b, a, b, "");
+	case OP_SHR: return LLVMBuildAShr(c->b, a, b, "");
+	case OP_MAX: return bit ? LLVMBuildOr(c->b, a, b, "") : intrinsic2(c, "smax", a, b);
+	case OP_MIN: return bit ? LLVMBuildAnd(c->b, a, b, "") : intrinsic2(c, "smin", a, b);
+	default: die("codegen: '%s' on integers", op_info[code].text);
+	}
+}
+
+LLVMValueRef cg_binary(Cg *c, Opcode code, ElemKind e, LLVMValueRef a, LLVMValueRef b)
+{
+	if (!elem_is_float(e))
+		return int_binary(c, code, a, b);
+	LLVMValueRef x = float_binary(c, code, cg_to_f32(c, a, e), cg_to_f32(c, b, e));
+	return cg_from_f32(c, x, e);
+}
+
+static LLVMValueRef compare(Cg *c, CmpPred p, ElemKind e, LLVMValueRef a, LLVMValueRef b)
+{
+	static const LLVMRealPredicate fp[] = {LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT, LLVMRealOLE,
+	                                       LLVMRealOGT, LLVMRealOGE};
+	static const LLVMIntPredicate sp[] = {LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
+	static const LLVMIntPredicate up[] = {LLVMIntEQ, LLVMIntNE, LLVMIntULT, LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+	if ((unsigned)p > CMP_GE)
+		die("codegen: compare predicate %d", p);
+	if (elem_is_float(e))
+		return LLVMBuildFCmp(c->b, fp[p], cg_to_f32(c, a, e), cg_to_f32(c, b, e), "");
+	return LLVMBuildICmp(c->b, (e == TY_I1 || e == TY_PTR) ? up[p] : sp[p], a, b, "");
+}
+
+static LLVMValueRef cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
+{
+	LLVMTypeRef t = cg_elem_type(c, to);
+	if (from == to)
+		return x;
+	if (from == TY_PTR || to == TY_PTR) {
+		if (from == TY_PTR && to == TY_PTR)
+			return x;
+		return from == TY_PTR ? LLVMBuildPtrToInt(c->b, x, t, "") : LLVMBuildIntToPtr(c->b, x, t, "");
+	}
+	if (to == TY_I1)
+		return elem_is_float(from) ? LLVMBuildFCmp(c->b, LLVMRealUNE, x, LLVMConstNull(LLVMTypeOf(x)), "")
+		                           : LLVMBuildICmp(c->b, LLVMIntNE, x, LLVMConstNull(LLVMTypeOf(x)), "");
+	if (elem_is_float(from) && elem_is_float(to)) {
+		if (is_half(from) && is_half(to))
+			return LLVMBuildFPTrunc(c->b, cg_to_f32(c, x, from), t, "");
+		return elem_bits(from) < elem_bits(to) ? LLVMBuildFPExt(c->b, x, t, "") : LLVMBuildFPTrunc(c->b, x, t, "");
+	}
+	if (elem_is_float(to))
+		return from == TY_I1 ? LLVMBuildUIToFP(c->b, x, t, "") : LLVMBuildSIToFP(c->b, x, t, "");
+	if (elem_is_float(from))
+		return LLVMBuildFPToSI(c->b, x, t, "");
+	if (from == TY_I1)
+		return LLVMBuildZExt(c->b, x, t, "");
+	return elem_bits(from) < elem_bits(to) ? LLVMBuildSExt(c->b, x, t, "") : LLVMBuildTrunc(c->b, x, t, "");
+}
+
+static LLVMValueRef unary(Cg *c, Opcode code, ElemKind e, LLVMValueRef x)
+{
+	if (!elem_is_float(e))
+		return int_unary(c, code, x);
+	return cg_from_f32(c, float_unary(c, code, cg_to_f32(c, x, e)), e);
+}
+
+static LLVMValueRef one_register(Cg *c, Op *op, int r)
+{
+	LLVMValueRef a = c->regs[op->opnds[0]][r];
+	ElemKind e = vtype(c->f, op->opnds[0]).elem;
+	switch (op->code) {
+	case OP_CAST: return cast(c, e, vtype(c->f, op->res[0]).elem, a);
+	case OP_CMP: return compare(c, (CmpPred)op->iattr[0], e, a, c->regs[op->opnds[1]][r]);
+	case OP_SELECT: return LLVMBuildSelect(c->b, a, c->regs[op->opnds[1]][r], c->regs[op->opnds[2]][r], "");
+	case OP_PTRADD: {
+		LLVMValueRef off = c->regs[op->opnds[1]][r];
+		LLVMTypeRef et = cg_mem_type(c, vtype(c->f, op->opnds[0]).pointee);
+		return LLVMBuildGEP2(c->b, et, a, &off, 1, "");
+	}
+	default:
+		break;
+	}
+	if (op->nopnds == 1)
+		return unary(c, op->code, e, a);
+	return cg_binary(c, op->code, e, a, c->regs[op->opnds[1]][r]);
+}
+
+void cg_elementwise(Cg *c, Op *op)
+{
+	ValId v = op->res[0];
+	const Layout *l = cg_layout(c, v);
+	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0;
+	LLVMValueRef *r = cg_new_regs(c, v);
+	for (int i = 0; i < cg_nregs(c, v); i++)
+		if (!(i & zm))
+			r[i] = one_register(c, op, i);
+	cg_fill_dups(c, v);
+}

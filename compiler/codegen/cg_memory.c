@@ -1,0 +1,336 @@
+/*
+ * cg_memory.c: global loads, stores and atomics, vectorised and predicated.
+ *
+ * A load or store moves `v` consecutive registers at once when the layout
+ * puts them on consecutive elements of the last dimension (register columns
+ * 1, 2, 4, ... and no other column touching those low bits) and the axis
+ * analysis proves the pointers contiguous and aligned for v elements and
+ * the mask constant over them (Triton's rule), up to 16 bytes.
+ *
+ * Unpredicated accesses are plain LLVM vector loads/stores (the backend
+ * prints ld.global.v4.f32).  Predicated ones are inline PTX as Triton writes
+ * them, because LLVM would otherwise turn a masked 128-bit access into
+ * branches or scalar accesses:
+ *
+ *     mov.b32 $0, $6; ...                  // `other` moved in first
+ *     @$5 ld.global.v4.b32 {$0,$1,$2,$3}, [ $4 + 0 ];
+ *
+ * Elements are packed into 32-bit words (64-bit for 8-byte elements; one 16-
+ * or 8-bit word when the whole access is smaller).  A store's predicate also
+ * keeps duplicate lanes/warps (zero layout columns) and, for scalars, every
+ * thread but thread 0 from writing.
+ */
+#include <stdio.h>
+
+#include "cg.h"
+
+static int floor_pow2(int x)
+{
+	int p = 1;
+	while (p * 2 <= x)
+		p *= 2;
+	return p;
+}
+
+/* Registers per access for a tensor of layout l (NULL: scalar). */
+static int vec_width(Cg *c, const Layout *l, ValId ptr, ValId mask, int eb)
+{
+	if (!l)
+		return 1;
+	int v = cg_reg_vec(l, eb);
+	Value *p = val(c->f, ptr);
+	v = v < p->contig ? v : floor_pow2(p->contig > 0 ? p->contig : 1);
+	while (v > 1 && (p->divis <= 0 || p->divis % (v * eb) != 0))
+		v /= 2;
+	if (mask) {
+		int k2 = val(c->f, mask)->constancy;
+		while (v > 1 && (k2 <= 0 || k2 % v != 0))
+			v /= 2;
+	}
+	return v;
+}
+
+static LLVMValueRef and_pred(Cg *c, LLVMValueRef a, LLVMValueRef b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return LLVMBuildAnd(c->b, a, b, "");
+}
+
+/* Owner predicate of a tensor's elements, or thread 0 for a scalar; NULL: always. */
+static LLVMValueRef owner(Cg *c, const Layout *l)
+{
+	if (l)
+		return cg_is_owner(c, l);
+	return LLVMBuildICmp(c->b, LLVMIntEQ, c->tid, cg_i32c(c, 0), "");
+}
+
+/* ---- packing elements into the words inline asm moves ---- */
+
+typedef struct Words {
+	int wbits;            /* 8, 16, 32 or 64 */
+	int nw;               /* 1, 2 or 4 */
+	int per;              /* elements per word */
+	LLVMTypeRef wt;       /* register type of a word (i8 words travel in i16) */
+	char cons;            /* constraint letter */
+} Words;
+
+static Words words_for(Cg *c, int eb, int v)
+{
+	Words w;
+	int total = eb * 8 * v;
+	w.wbits = eb == 8 ? 64 : total >= 32 ? 32 : total;
+	w.nw = total / w.wbits;
+	w.per = w.wbits / (eb * 8);
+	w.wt = w.wbits == 64 ? c->i64 : w.wbits == 32 ? c->i32 : c->i16;
+	w.cons = w.wbits == 64 ? 'l' : w.wbits == 32 ? 'r' : 'h';
+	return w;
+}
+
+static LLVMTypeRef bits_type(Cg *c, ElemKind e)
+{
+	return e == TY_PTR ? c->i64 : cg_mem_type(c, e);
+}
+
+/* Element value in memory form -> its bits type (pointers become i64). */
+static LLVMValueRef to_bits(Cg *c, LLVMValueRef x, ElemKind e)
+{
+	x = cg_to_mem(c, x, e);
+	return e == TY_PTR ? LLVMBuildPtrToInt(c->b, x, c->i64, "") : x;
+}
+
+static LLVMValueRef from_bits(Cg *c, LLVMValueRef x, ElemKind e)
+{
+	if (e == TY_PTR)
+		return LLVMBuildIntToPtr(c->b, x, cg_elem_type(c, e), "");
+	return cg_from_mem(c, x, e);
+}
+
+static LLVMValueRef pack(Cg *c, const Words *w, ElemKind e, LLVMValueRef *xs)
+{
+	LLVMTypeRef bt = bits_type(c, e);
+	LLVMValueRef word;
+	if (w->per == 1) {
+		word = LLVMBuildBitCast(c->b, to_bits(c, xs[0], e), LLVMIntTypeInContext(c->ctx, (unsigned)w->wbits), "");
+	} else {
+		LLVMValueRef vec = LLVMGetUndef(LLVMVectorType(bt, (unsigned)w->per));
+		for (int j = 0; j < w->per; j++)
+			vec = LLVMBuildInsertElement(c->b, vec, to_bits(c, xs[j], e), cg_i32c(c, j), "");
+		word = LLVMBuildBitCast(c->b, vec, LLVMIntTypeInContext(c->ctx, (unsigned)w->wbits), "");
+	}
+	return w->wbits == 8 ? LLVMBuildZExt(c->b, word, c->i16, "") : word;
+}
+
+static void unpack(Cg *c, const Words *w, ElemKind e, LLVMValueRef word, LLVMValueRef *xs)
+{
+	LLVMTypeRef bt = bits_type(c, e);
+	if (w->wbits == 8)
+		word = LLVMBuildTrunc(c->b, word, c->i8, "");
+	if (w->per == 1) {
+		xs[0] = from_bits(c, LLVMBuildBitCast(c->b, word, bt, ""), e);
+		return;
+	}
+	LLVMValueRef vec = LLVMBuildBitCast(c->b, word, LLVMVectorType(bt, (unsigned)w->per), "");
+	for (int j = 0; j < w->per; j++)
+		xs[j] = from_bits(c, LLVMBuildExtractElement(c->b, vec, cg_i32c(c, j), ""), e);
+}
+
+static const char *vec_suffix(int nw)
+{
+	return nw == 4 ? ".v4" : nw == 2 ? ".v2" : "";
+}
+
+/* "{$a, $b, ...}" or "$a" for n operands starting at first */
+static void operand_list(char *buf, size_t n, int first, int count)
+{
+	size_t k = 0;
+	if (count > 1)
+		k += (size_t)snprintf(buf + k, n - k, "{ ");
+	for (int i = 0; i < count; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s$%d", i ? ", " : "", first + i);
+	if (count > 1)
+		snprintf(buf + k, n - k, " }");
+}
+
+/* ---- loads ---- */
+
+static void load_plain(Cg *c, ElemKind e, int v, LLVMValueRef ptr, LLVMValueRef *out)
+{
+	LLVMTypeRef mt = cg_mem_type(c, e);
+	int eb = elem_bytes(e);
+	LLVMTypeRef t = v > 1 ? LLVMVectorType(mt, (unsigned)v) : mt;
+	LLVMValueRef x = LLVMBuildLoad2(c->b, t, ptr, "");
+	LLVMSetAlignment(x, (unsigned)(v * eb));
+	for (int j = 0; j < v; j++)
+		out[j] = cg_from_mem(c, v > 1 ? LLVMBuildExtractElement(c->b, x, cg_i32c(c, j), "") : x, e);
+}
+
+static void load_pred(Cg *c, ElemKind e, int v, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef *other,
+                      LLVMValueRef *out)
+{
+	Words w = words_for(c, elem_bytes(e), v);
+	char text[512], cons[128], outs[64];
+	size_t k = 0, kc = 0;
+	LLVMValueRef args[2 + 4];
+	args[0] = ptr;
+	args[1] = pred;
+	for (int i = 0; i < w.nw; i++) {
+		args[2 + i] = pack(c, &w, e, other + i * w.per);
+		k += (size_t)snprintf(text + k, sizeof text - k, "mov.b%d $%d, $%d;\n\t", w.wbits == 8 ? 16 : w.wbits,
+		                      i, w.nw + 2 + i);
+		kc += (size_t)snprintf(cons + kc, sizeof cons - kc, "=%c,", w.cons);
+	}
+	operand_list(outs, sizeof outs, 0, w.nw);
+	snprintf(text + k, sizeof text - k, "@$%d %s%s.b%d %s, [ $%d + 0 ];", w.nw + 1, nv_names[NV_ASM_LD],
+	         vec_suffix(w.nw), w.wbits, outs, w.nw);
+	kc += (size_t)snprintf(cons + kc, sizeof cons - kc, "l,b");
+	for (int i = 0; i < w.nw; i++)
+		kc += (size_t)snprintf(cons + kc, sizeof cons - kc, ",%c", w.cons);
+	LLVMTypeRef rt = w.wt;
+	if (w.nw > 1) {
+		LLVMTypeRef el[4] = {w.wt, w.wt, w.wt, w.wt};
+		rt = LLVMStructTypeInContext(c->ctx, el, (unsigned)w.nw, 0);
+	}
+	LLVMValueRef r = cg_asm(c, text, cons, rt, args, 2 + w.nw, true);
+	for (int i = 0; i < w.nw; i++) {
+		LLVMValueRef word = w.nw > 1 ? LLVMBuildExtractValue(c->b, r, (unsigned)i, "") : r;
+		unpack(c, &w, e, word, out + i * w.per);
+	}
+}
+
+void cg_load(Cg *c, Op *op)
+{
+	ValId res = op->res[0], ptr = op->opnds[0];
+	ValId mask = op->nopnds > 1 ? op->opnds[1] : 0, other = op->nopnds > 2 ? op->opnds[2] : 0;
+	ElemKind e = vtype(c->f, res).elem;
+	const Layout *l = cg_layout(c, res);
+	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0;
+	int n = cg_nregs(c, res), v = vec_width(c, l, ptr, mask, elem_bytes(e));
+	LLVMValueRef *r = cg_new_regs(c, res);
+	LLVMValueRef zero = LLVMConstNull(cg_elem_type(c, e)), oth[16];
+	for (int r0 = 0; r0 < n; r0 += v) {
+		if (r0 & zm)
+			continue;
+		LLVMValueRef p = c->regs[ptr][r0];
+		if (!mask) {
+			load_plain(c, e, v, p, r + r0);
+			continue;
+		}
+		for (int j = 0; j < v; j++)
+			oth[j] = other ? c->regs[other][r0 + j] : zero;
+		load_pred(c, e, v, p, c->regs[mask][r0], oth, r + r0);
+	}
+	cg_fill_dups(c, res);
+}
+
+/* ---- stores ---- */
+
+static void store_plain(Cg *c, ElemKind e, int v, LLVMValueRef ptr, LLVMValueRef *xs)
+{
+	LLVMTypeRef mt = cg_mem_type(c, e);
+	LLVMValueRef x;
+	if (v == 1) {
+		x = cg_to_mem(c, xs[0], e);
+	} else {
+		x = LLVMGetUndef(LLVMVectorType(mt, (unsigned)v));
+		for (int j = 0; j < v; j++)
+			x = LLVMBuildInsertElement(c->b, x, cg_to_mem(c, xs[j], e), cg_i32c(c, j), "");
+	}
+	LLVMSetAlignment(LLVMBuildStore(c->b, x, ptr), (unsigned)(v * elem_bytes(e)));
+}
+
+static void store_pred(Cg *c, ElemKind e, int v, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef *xs)
+{
+	Words w = words_for(c, elem_bytes(e), v);
+	char text[256], cons[64], ins[64];
+	LLVMValueRef args[2 + 4];
+	args[0] = ptr;
+	args[1] = pred;
+	size_t kc = (size_t)snprintf(cons, sizeof cons, "l,b");
+	for (int i = 0; i < w.nw; i++) {
+		args[2 + i] = pack(c, &w, e, xs + i * w.per);
+		kc += (size_t)snprintf(cons + kc, sizeof cons - kc, ",%c", w.cons);
+	}
+	operand_list(ins, sizeof ins, 2, w.nw);
+	snprintf(text, sizeof text, "@$1 %s%s.b%d [ $0 + 0 ], %s;", nv_names[NV_ASM_ST], vec_suffix(w.nw), w.wbits,
+	         ins);
+	cg_asm(c, text, cons, LLVMVoidTypeInContext(c->ctx), args, 2 + w.nw, true);
+}
+
+void cg_store(Cg *c, Op *op)
+{
+	ValId ptr = op->opnds[0], x = op->opnds[1], mask = op->nopnds > 2 ? op->opnds[2] : 0;
+	ElemKind e = vtype(c->f, x).elem;
+	const Layout *l = cg_layout(c, ptr);
+	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0;
+	int n = cg_nregs(c, ptr), v = vec_width(c, l, ptr, mask, elem_bytes(e));
+	LLVMValueRef own = owner(c, l);
+	for (int r0 = 0; r0 < n; r0 += v) {
+		if (r0 & zm)
+			continue;
+		LLVMValueRef pred = and_pred(c, mask ? c->regs[mask][r0] : NULL, own);
+		if (pred)
+			store_pred(c, e, v, c->regs[ptr][r0], pred, c->regs[x] + r0);
+		else
+			store_plain(c, e, v, c->regs[ptr][r0], c->regs[x] + r0);
+	}
+}
+
+/* ---- atomics ---- */
+
+static const char *atom_type(ElemKind e, char *cons)
+{
+	switch (e) {
+	case TY_F32: *cons = 'f'; return "f32";
+	case TY_F64: *cons = 'd'; return "f64";
+	case TY_I32: *cons = 'r'; return "u32";
+	case TY_I64: *cons = 'l'; return "u64";
+	case TY_F16: *cons = 'h'; return "noftz.f16";
+	case TY_BF16: *cons = 'h'; return "noftz.bf16";
+	default: return NULL;
+	}
+}
+
+static LLVMValueRef atomic_one(Cg *c, ElemKind e, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef x)
+{
+	char cons_ch, text[160], cons[32];
+	const char *ty = atom_type(e, &cons_ch);
+	if (!ty)
+		die("codegen: atomic_add on %s", elem_name(e));
+	bool half = cons_ch == 'h';
+	LLVMTypeRef rt = half ? c->i16 : cg_elem_type(c, e);
+	if (half)
+		x = LLVMBuildBitCast(c->b, x, c->i16, "");
+	snprintf(text, sizeof text, "mov.b%d $0, 0;\n\t@$2 %s.%s $0, [ $1 + 0 ], $3;", half ? 16 : elem_bits(e),
+	         nv_names[NV_ASM_ATOM], ty);
+	snprintf(cons, sizeof cons, "=%c,l,b,%c", cons_ch, cons_ch);
+	LLVMValueRef args[3] = {ptr, pred ? pred : LLVMConstInt(c->i1, 1, 0), x};
+	LLVMValueRef r = cg_asm(c, text, cons, rt, args, 3, true);
+	return half ? LLVMBuildBitCast(c->b, r, cg_elem_type(c, e), "") : r;
+}
+
+/*
+ * One atomic per owned element.  The old value comes back only to the
+ * thread that did the add (for a scalar: thread 0).
+ */
+void cg_atomic_add(Cg *c, Op *op)
+{
+	ValId ptr = op->opnds[0], x = op->opnds[1], mask = op->nopnds > 2 ? op->opnds[2] : 0;
+	ElemKind e = vtype(c->f, x).elem;
+	const Layout *l = cg_layout(c, ptr);
+	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0;
+	LLVMValueRef own = owner(c, l);
+	LLVMValueRef *r = op->nres ? cg_new_regs(c, op->res[0]) : NULL;
+	for (int i = 0; i < cg_nregs(c, ptr); i++) {
+		if (i & zm)
+			continue;
+		LLVMValueRef pred = and_pred(c, mask ? c->regs[mask][i] : NULL, own);
+		LLVMValueRef old = atomic_one(c, e, c->regs[ptr][i], pred, c->regs[x][i]);
+		if (r)
+			r[i] = old;
+	}
+	if (r)
+		cg_fill_dups(c, op->res[0]);
+}

@@ -1,0 +1,258 @@
+/*
+ * cg_reduce.c: sum, max, min, argmax, argmin along one axis, in three steps
+ * (as Triton's ReduceOpToLLVM):
+ *
+ *  1. in-thread: registers that differ only in bits whose column lies in the
+ *     axis fold into one accumulator per remaining register key;
+ *  2. in-warp: for each lane bit whose column lies in the axis, combine with
+ *     shfl.sync.bfly over that bit; afterwards every lane has the result;
+ *  3. across warps, if a warp column lies in the axis: after a barrier each
+ *     warp writes its partials to scratch, slot (warp's axis bits, result
+ *     element), and after a second barrier every thread reads the slots of
+ *     its result elements and combines them in warp order.
+ *
+ * The result layout is the source's with the axis bits zeroed (contract),
+ * so result register r is accumulator r & ~axis bits.  argmax/argmin carry
+ * (value, index) pairs; ties keep the smaller index (the first one).
+ */
+#include "cg.h"
+
+typedef struct Red {
+	Opcode code;
+	ElemKind e;
+	bool arg;             /* argmax/argmin */
+	uint32_t field;       /* the axis's bits in the flat index */
+	int shift;            /* lowest bit of the field */
+} Red;
+
+typedef struct Pair {
+	LLVMValueRef v, i;
+} Pair;
+
+static Red red_of(Func *f, Op *op)
+{
+	Red r;
+	Type t = vtype(f, op->opnds[0]);
+	int axis = (int)op->iattr[0];
+	r.code = op->code;
+	r.e = t.elem;
+	r.arg = op->code == OP_ARGMAX || op->code == OP_ARGMIN;
+	r.shift = 0;
+	for (int d = t.rank - 1; d > axis; d--)
+		r.shift += ilog2((uint64_t)t.shape[d]);
+	r.field = (((uint32_t)t.shape[axis] - 1)) << r.shift;
+	return r;
+}
+
+static bool in_axis(const Red *rd, uint32_t col)
+{
+	return col != 0 && (col & rd->field) == col;
+}
+
+static Pair combine(Cg *c, const Red *rd, Pair a, Pair b)
+{
+	if (!rd->arg) {
+		Opcode code = rd->code == OP_SUM ? OP_ADD : rd->code == OP_RMAX ? OP_MAX : OP_MIN;
+		a.v = cg_binary(c, code, rd->e, a.v, b.v);
+		return a;
+	}
+	bool fl = elem_is_float(rd->e);
+	LLVMValueRef av = cg_to_f32(c, a.v, rd->e), bv = cg_to_f32(c, b.v, rd->e);
+	LLVMValueRef better, eq;
+	if (fl) {
+		better = LLVMBuildFCmp(c->b, rd->code == OP_ARGMAX ? LLVMRealOGT : LLVMRealOLT, bv, av, "");
+		eq = LLVMBuildFCmp(c->b, LLVMRealOEQ, bv, av, "");
+	} else {
+		better = LLVMBuildICmp(c->b, rd->code == OP_ARGMAX ? LLVMIntSGT : LLVMIntSLT, bv, av, "");
+		eq = LLVMBuildICmp(c->b, LLVMIntEQ, bv, av, "");
+	}
+	LLVMValueRef first = LLVMBuildICmp(c->b, LLVMIntSLT, b.i, a.i, "");
+	LLVMValueRef take = LLVMBuildOr(c->b, better, LLVMBuildAnd(c->b, eq, first, ""), "");
+	Pair r = {LLVMBuildSelect(c->b, take, b.v, a.v, ""), LLVMBuildSelect(c->b, take, b.i, a.i, "")};
+	return r;
+}
+
+LLVMValueRef cg_shfl_xor(Cg *c, LLVMValueRef v, int lane_mask)
+{
+	LLVMTypeRef t = LLVMTypeOf(v);
+	LLVMTypeKind k = LLVMGetTypeKind(t);
+	if (k == LLVMPointerTypeKind)
+		return LLVMBuildIntToPtr(c->b, cg_shfl_xor(c, LLVMBuildPtrToInt(c->b, v, c->i64, ""), lane_mask), t, "");
+	unsigned bits = k == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : k == LLVMFloatTypeKind ? 32
+	              : k == LLVMDoubleTypeKind ? 64 : 16;
+	if (bits == 64) {
+		LLVMTypeRef v2 = LLVMVectorType(c->i32, 2);
+		LLVMValueRef x = LLVMBuildBitCast(c->b, v, v2, "");
+		for (int h = 0; h < 2; h++) {
+			LLVMValueRef part = LLVMBuildExtractElement(c->b, x, cg_i32c(c, h), "");
+			part = cg_shfl_xor(c, part, lane_mask);
+			x = LLVMBuildInsertElement(c->b, x, part, cg_i32c(c, h), "");
+		}
+		return LLVMBuildBitCast(c->b, x, t, "");
+	}
+	LLVMTypeRef it = LLVMIntTypeInContext(c->ctx, bits);
+	LLVMValueRef x = LLVMBuildBitCast(c->b, v, it, "");
+	if (bits < 32)
+		x = LLVMBuildZExt(c->b, x, c->i32, "");
+	LLVMValueRef args[4] = {cg_i32c(c, -1), x, cg_i32c(c, lane_mask), cg_i32c(c, 0x1f)};
+	x = cg_nv(c, NV_SHFL_BFLY, c->i32, args, 4);
+	if (bits < 32)
+		x = LLVMBuildTrunc(c->b, x, it, "");
+	return LLVMBuildBitCast(c->b, x, t, "");
+}
+
+/* Coordinate along the axis of source register r (argmax/argmin). */
+static LLVMValueRef axis_index(Cg *c, const Red *rd, const Layout *l, LLVMValueRef ti, uint32_t r)
+{
+	LLVMValueRef flat = LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(l, r)), "");
+	flat = LLVMBuildAnd(c->b, flat, cg_i32c(c, rd->field), "");
+	return LLVMBuildLShr(c->b, flat, cg_i32c(c, rd->shift), "");
+}
+
+/* Step 1: acc[key] for every canonical key = r without axis register bits. */
+static void in_thread(Cg *c, const Red *rd, ValId src, Pair *acc)
+{
+	const Layout *l = cg_layout(c, src);
+	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0, am = 0;
+	LLVMValueRef ti = l && rd->arg ? cg_thread_index(c, l) : NULL;
+	for (int i = 0; l && i < l->nreg; i++)
+		if (in_axis(rd, l->reg[i]))
+			am |= 1u << i;
+	bool *seen = NEWN(c->f->arena, bool, cg_nregs(c, src));
+	for (uint32_t r = 0; r < (uint32_t)cg_nregs(c, src); r++) {
+		if (r & zm)
+			continue;
+		Pair x = {c->regs[src][r], rd->arg ? axis_index(c, rd, l, ti, r) : NULL};
+		uint32_t key = r & ~am;
+		acc[key] = seen[key] ? combine(c, rd, acc[key], x) : x;
+		seen[key] = true;
+	}
+}
+
+static void in_warp(Cg *c, const Red *rd, const Layout *l, Pair *acc, uint32_t keymask, int n)
+{
+	for (int i = 0; i < l->nlane; i++) {
+		if (!in_axis(rd, l->lane[i]))
+			continue;
+		for (int k = 0; k < n; k++) {
+			if (k & ~keymask)
+				continue;
+			Pair o = {cg_shfl_xor(c, acc[k].v, 1 << i), rd->arg ? cg_shfl_xor(c, acc[k].i, 1 << i) : NULL};
+			acc[k] = combine(c, rd, acc[k], o);
+		}
+	}
+}
+
+static uint32_t warp_axis_bits(const Red *rd, const Layout *l, int num_warps)
+{
+	uint32_t m = 0;
+	for (int i = 0; i < l->nwarp && (1 << i) < num_warps; i++)
+		if (in_axis(rd, l->warp[i]))
+			m |= 1u << i;
+	return m;
+}
+
+static int popcount(uint32_t x)
+{
+	int n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+static int64_t result_numel(Func *f, Op *op)
+{
+	Type t = vtype(f, op->res[0]);
+	return t.rank ? type_numel(t) : 1;
+}
+
+int cg_reduce_smem_bytes(Func *f, Op *op)
+{
+	Value *s = val(f, op->opnds[0]);
+	if (s->layout < 0)
+		return 0;
+	Red rd = red_of(f, op);
+	uint32_t wm = warp_axis_bits(&rd, &f->layouts[s->layout], f->num_warps);
+	if (!wm)
+		return 0;
+	int64_t slots = ((int64_t)1 << popcount(wm)) * result_numel(f, op);
+	int64_t bytes = (slots * elem_bytes(rd.e) + 3) & ~3;
+	if (rd.arg)
+		bytes += slots * 4;
+	return (int)((bytes + 15) & ~15);
+}
+
+static LLVMValueRef slot_ptr(Cg *c, Op *op, const Red *rd, LLVMValueRef slot, bool index_part, int64_t nslots)
+{
+	int64_t eb = index_part ? 4 : elem_bytes(rd->e);
+	int64_t base = index_part ? ((nslots * elem_bytes(rd->e) + 3) & ~3) : 0;
+	LLVMValueRef off = LLVMBuildMul(c->b, slot, cg_i32c(c, eb), "");
+	return cg_smem_ptr(c, op->smem_offset, LLVMBuildAdd(c->b, off, cg_i32c(c, base), ""));
+}
+
+/* Step 3: exchange partials between warps through scratch. */
+static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Pair *acc, uint32_t keymask, int n)
+{
+	uint32_t wm = warp_axis_bits(rd, ls, c->f->num_warps);
+	if (!wm)
+		return;
+	int need = cg_reduce_smem_bytes(c->f, op);
+	if (op->smem_bytes < need)
+		die("codegen: %s has %d bytes of scratch, needs %d", op_info[op->code].text, op->smem_bytes, need);
+	const Layout *lr = cg_layout(c, op->res[0]);
+	int64_t nout = result_numel(c->f, op), k = (int64_t)1 << popcount(wm);
+	LLVMValueRef ti = lr ? cg_thread_index(c, lr) : cg_i32c(c, 0);
+	LLVMValueRef widx = cg_i32c(c, 0);
+	for (int i = 0, j = 0; i < ls->nwarp; i++) {
+		if (!(wm >> i & 1))
+			continue;
+		LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, c->warp, cg_i32c(c, i), ""), cg_i32c(c, 1), "");
+		widx = LLVMBuildOr(c->b, widx, LLVMBuildShl(c->b, bit, cg_i32c(c, j++), ""), "");
+	}
+	LLVMTypeRef mt = cg_mem_type(c, rd->e);
+	cg_barrier(c);
+	for (int r = 0; r < n; r++) {
+		if (r & ~keymask)
+			continue;
+		LLVMValueRef flat = lr ? LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(lr, (uint32_t)r)), "") : ti;
+		LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, widx, cg_i32c(c, nout), ""), flat, "");
+		LLVMBuildStore(c->b, cg_to_mem(c, acc[r].v, rd->e), slot_ptr(c, op, rd, slot, false, nout * k));
+		if (rd->arg)
+			LLVMBuildStore(c->b, acc[r].i, slot_ptr(c, op, rd, slot, true, nout * k));
+	}
+	cg_barrier(c);
+	for (int r = 0; r < n; r++) {
+		if (r & ~keymask)
+			continue;
+		LLVMValueRef flat = lr ? LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(lr, (uint32_t)r)), "") : ti;
+		for (int64_t w = 0; w < k; w++) {
+			LLVMValueRef slot = LLVMBuildAdd(c->b, flat, cg_i32c(c, w * nout), "");
+			Pair x = {cg_from_mem(c, LLVMBuildLoad2(c->b, mt, slot_ptr(c, op, rd, slot, false, nout * k), ""), rd->e),
+			          NULL};
+			if (rd->arg)
+				x.i = LLVMBuildLoad2(c->b, c->i32, slot_ptr(c, op, rd, slot, true, nout * k), "");
+			acc[r] = w ? combine(c, rd, acc[r], x) : x;
+		}
+	}
+}
+
+void cg_reduce(Cg *c, Op *op)
+{
+	ValId src = op->opnds[0], res = op->res[0];
+	Red rd = red_of(c->f, op);
+	const Layout *ls = cg_layout(c, src);
+	int n = cg_nregs(c, src);
+	if (cg_nregs(c, res) != n && cg_nregs(c, res) != 1)
+		die("codegen: %s result %%%d has a register count unlike its source", op_info[op->code].text, res);
+	uint32_t keymask = (uint32_t)n - 1;
+	for (int i = 0; i < ls->nreg; i++)
+		if (in_axis(&rd, ls->reg[i]) || ls->reg[i] == 0)
+			keymask &= ~(1u << i);
+	Pair *acc = NEWN(c->f->arena, Pair, n);
+	in_thread(c, &rd, src, acc);
+	in_warp(c, &rd, ls, acc, keymask, n);
+	across_warps(c, op, &rd, ls, acc, keymask, n);
+	LLVMValueRef *out = cg_new_regs(c, res);
+	for (int r = 0; r < cg_nregs(c, res); r++)
+		out[r] = rd.arg ? acc[r & keymask].i : acc[r & keymask].v;
+}

@@ -1,0 +1,320 @@
+/*
+ * layout.c: distributed layouts as linear maps over GF(2).
+ *
+ * A Layout (ir.h) sends the bits of (register, lane, warp) to the bits of an
+ * element's row-major flat index: one column per input bit, XORed together.
+ * Every dimension is a power of two, so dimension d owns a contiguous field
+ * of the flat index's bits, the last dimension lowest:
+ *
+ *     shape [4, 8]:   flat = r r | c c c        (row field bits 3..4, column 0..2)
+ *
+ * Every layout built here has columns that are 0 or a single bit, which is
+ * what lets a shape op move a column from one field to another or delete it
+ * (slice, unbroadcast) without ever splitting a column.
+ */
+#include "ir.h"
+
+#include <string.h>
+
+static Layout empty(int rank, const int32_t *shape)
+{
+	Layout l;
+	memset(&l, 0, sizeof l);
+	l.rank = (uint8_t)rank;
+	for (int d = 0; d < rank; d++)
+		l.shape[d] = shape[d];
+	l.nlane = 5;
+	return l;
+}
+
+static int field_bits(const Layout *l, int d)
+{
+	return ilog2((uint64_t)l->shape[d]);
+}
+
+/* The lowest flat-index bit of dimension d's field. */
+static int field_lo(const Layout *l, int d)
+{
+	int lo = 0;
+	for (int e = d + 1; e < l->rank; e++)
+		lo += field_bits(l, e);
+	return lo;
+}
+
+static void push_reg(Layout *l, uint32_t col)
+{
+	if (l->nreg >= LAYOUT_MAX_REG)
+		die("layout of %d dims needs more than %d register bits", l->rank, LAYOUT_MAX_REG);
+	l->reg[l->nreg++] = col;
+}
+
+/* The next unmapped bit of dimension d as a column, or 0 when d is full. */
+static uint32_t take_bit(const Layout *l, int *used, int d)
+{
+	if (used[d] >= field_bits(l, d))
+		return 0;
+	return 1u << (field_lo(l, d) + used[d]++);
+}
+
+static uint32_t take_from_last(const Layout *l, int *used)
+{
+	for (int d = l->rank - 1; d >= 0; d--)
+		if (used[d] < field_bits(l, d))
+			return take_bit(l, used, d);
+	return 0;
+}
+
+static uint32_t take_from_first(const Layout *l, int *used)
+{
+	for (int d = 0; d < l->rank; d++)
+		if (used[d] < field_bits(l, d))
+			return take_bit(l, used, d);
+	return 0;
+}
+
+/*
+ * Triton's default blocked layout: sizePerThread = vec along the last dim,
+ * the 32 lanes over the last dim first, the warps over the first dim first,
+ * then what is left of the tile in repeated registers (last dim first).
+ * Lanes or warps beyond the tile get zero columns: they hold copies.
+ * For [64, 64], 4 warps, vec 4 (columns as (row, col)):
+ *     reg  (0,1) (0,2) | (8,0) (16,0) (32,0)     the second group: repeats
+ *     lane (0,4) (0,8) (0,16) (0,32) (1,0)
+ *     warp (2,0) (4,0)
+ */
+Layout layout_blocked(int rank, const int32_t *shape, int num_warps, int vec)
+{
+	Layout l = empty(rank, shape);
+	int used[MAX_RANK] = {0};
+	l.nwarp = (uint8_t)ilog2((uint64_t)num_warps);
+	if (rank == 0)
+		return l;
+	int vb = ilog2((uint64_t)(vec > 0 ? vec : 1));
+	for (int i = 0; i < vb; i++) {
+		uint32_t c = take_bit(&l, used, rank - 1);
+		if (c)
+			push_reg(&l, c);
+	}
+	for (int i = 0; i < l.nlane; i++)
+		l.lane[i] = take_from_last(&l, used);
+	for (int i = 0; i < l.nwarp; i++)
+		l.warp[i] = take_from_first(&l, used);
+	for (uint32_t c; (c = take_from_last(&l, used)) != 0;)
+		push_reg(&l, c);
+	return l;
+}
+
+uint32_t layout_apply(const Layout *l, uint32_t reg, uint32_t lane, uint32_t warp)
+{
+	uint32_t x = 0;
+	for (int i = 0; i < l->nreg; i++)
+		if (reg >> i & 1)
+			x ^= l->reg[i];
+	for (int i = 0; i < l->nlane; i++)
+		if (lane >> i & 1)
+			x ^= l->lane[i];
+	for (int i = 0; i < l->nwarp; i++)
+		if (warp >> i & 1)
+			x ^= l->warp[i];
+	return x;
+}
+
+static bool cols_eq(const uint32_t *a, const uint32_t *b, int n)
+{
+	return n == 0 || memcmp(a, b, sizeof(uint32_t) * (size_t)n) == 0;
+}
+
+bool layout_eq(const Layout *a, const Layout *b)
+{
+	if (a->rank != b->rank || a->nreg != b->nreg || a->nlane != b->nlane || a->nwarp != b->nwarp)
+		return false;
+	for (int d = 0; d < a->rank; d++)
+		if (a->shape[d] != b->shape[d])
+			return false;
+	return cols_eq(a->reg, b->reg, a->nreg) && cols_eq(a->lane, b->lane, a->nlane) &&
+	       cols_eq(a->warp, b->warp, a->nwarp);
+}
+
+/* Layouts are interned: equal layouts get one index, so passes compare indices. */
+int layout_add(Func *f, const Layout *l)
+{
+	for (int i = 0; i < f->nlayouts; i++)
+		if (layout_eq(&f->layouts[i], l))
+			return i;
+	if (f->nlayouts >= f->caplayouts)
+		f->layouts = arena_grow(f->arena, f->layouts, &f->caplayouts, f->nlayouts + 1, sizeof(Layout));
+	f->layouts[f->nlayouts] = *l;
+	return f->nlayouts++;
+}
+
+/* ---- dot operands (the contract in docs: A register k | r << kb holds A[m(r), k]) ---- */
+
+Layout layout_dot_a(const Layout *c, int K)
+{
+	int32_t shape[2] = {c->shape[0], K};
+	Layout a = empty(2, shape);
+	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)c->shape[1]);
+	a.nwarp = c->nwarp;
+	for (int i = 0; i < kb; i++)
+		push_reg(&a, 1u << i);
+	for (int i = 0; i < c->nreg; i++)
+		push_reg(&a, (c->reg[i] >> nb) << kb);
+	for (int i = 0; i < c->nlane; i++)
+		a.lane[i] = (c->lane[i] >> nb) << kb;
+	for (int i = 0; i < c->nwarp; i++)
+		a.warp[i] = (c->warp[i] >> nb) << kb;
+	return a;
+}
+
+Layout layout_dot_b(const Layout *c, int K)
+{
+	int32_t shape[2] = {K, c->shape[1]};
+	Layout b = empty(2, shape);
+	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)c->shape[1]);
+	uint32_t nmask = (uint32_t)c->shape[1] - 1;
+	b.nwarp = c->nwarp;
+	for (int i = 0; i < kb; i++)
+		push_reg(&b, 1u << (nb + i));
+	for (int i = 0; i < c->nreg; i++)
+		push_reg(&b, c->reg[i] & nmask);
+	for (int i = 0; i < c->nlane; i++)
+		b.lane[i] = c->lane[i] & nmask;
+	for (int i = 0; i < c->nwarp; i++)
+		b.warp[i] = c->warp[i] & nmask;
+	return b;
+}
+
+/* ---- shape ops ---- */
+
+/* Delete bits lo..lo+width-1 of a column: 0 if the column lies inside them. */
+static uint32_t delete_field(uint32_t c, int lo, int width)
+{
+	uint32_t low = c & ((1u << lo) - 1);
+	uint32_t mid = (c >> lo) & ((1u << width) - 1);
+	uint32_t high = c >> (lo + width);
+	if (mid && (low || high))
+		die("layout column %#x straddles the field at bit %d", c, lo);
+	return mid ? 0 : low | high << lo;
+}
+
+static void map_cols(Layout *l, uint32_t (*fn)(uint32_t, int, int), int a, int b)
+{
+	for (int i = 0; i < l->nreg; i++)
+		l->reg[i] = fn(l->reg[i], a, b);
+	for (int i = 0; i < l->nlane; i++)
+		l->lane[i] = fn(l->lane[i], a, b);
+	for (int i = 0; i < l->nwarp; i++)
+		l->warp[i] = fn(l->warp[i], a, b);
+}
+
+/* Dimension d becomes size 1: its field's columns turn to 0. */
+static void collapse_dim(Layout *l, int d)
+{
+	map_cols(l, delete_field, field_lo(l, d), field_bits(l, d));
+	l->shape[d] = 1;
+}
+
+static void remove_dim(Layout *l, int d)
+{
+	if (l->shape[d] != 1)
+		die("removing dimension %d of size %d", d, l->shape[d]);
+	for (int e = d; e + 1 < l->rank; e++)
+		l->shape[e] = l->shape[e + 1];
+	l->rank--;
+	l->shape[l->rank] = 0;
+}
+
+Layout layout_slice(const Layout *l, int axis)
+{
+	if (l->rank < 2 || axis < 0 || axis >= l->rank)
+		die("slicing axis %d of a rank-%d layout", axis, l->rank);
+	Layout s = *l;
+	collapse_dim(&s, axis);
+	remove_dim(&s, axis);
+	return s;
+}
+
+Layout layout_unbroadcast(const Layout *res, const int32_t *src_shape)
+{
+	Layout s = *res;
+	for (int d = 0; d < s.rank; d++)
+		if (src_shape[d] == 1 && s.shape[d] != 1)
+			collapse_dim(&s, d);
+	return s;
+}
+
+Layout layout_expand(const Layout *src, int axis)
+{
+	if (src->rank >= MAX_RANK || axis < 0 || axis > src->rank)
+		die("expanding a rank-%d layout at %d", src->rank, axis);
+	Layout e = *src;
+	for (int d = e.rank; d > axis; d--)
+		e.shape[d] = e.shape[d - 1];
+	e.shape[axis] = 1;
+	e.rank++;
+	return e;
+}
+
+Layout layout_squeeze(const Layout *res, int axis)
+{
+	Layout s = *res;
+	remove_dim(&s, axis);
+	return s;
+}
+
+/* Transpose a column: (i, j) = i << nb | j  ->  (j, i) = j << mb | i. */
+static uint32_t swap_fields(uint32_t c, int nb, int mb)
+{
+	return (c & ((1u << nb) - 1)) << mb | c >> nb;
+}
+
+Layout layout_trans(const Layout *l)
+{
+	if (l->rank != 2)
+		die("transposing a rank-%d layout", l->rank);
+	Layout t = *l;
+	t.shape[0] = l->shape[1];
+	t.shape[1] = l->shape[0];
+	map_cols(&t, swap_fields, field_bits(l, 1), field_bits(l, 0));
+	return t;
+}
+
+/* ---- text ---- */
+
+/* A column as coordinates: "3" for rank 1, "[0,4]" otherwise. */
+static void put_col(StrBuf *out, const Layout *l, uint32_t c)
+{
+	if (l->rank == 1) {
+		sb_printf(out, "%u", c);
+		return;
+	}
+	sb_puts(out, "[");
+	for (int d = 0; d < l->rank; d++) {
+		uint32_t x = (c >> field_lo(l, d)) & ((1u << field_bits(l, d)) - 1);
+		sb_printf(out, "%s%u", d ? "," : "", x);
+	}
+	sb_puts(out, "]");
+}
+
+static void put_cols(StrBuf *out, const Layout *l, const char *name, const uint32_t *c, int n)
+{
+	sb_printf(out, " %s=[", name);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			sb_puts(out, ",");
+		put_col(out, l, c[i]);
+	}
+	sb_puts(out, "]");
+}
+
+/* "linear<64x64 reg=[[0,1],[0,2]] lane=[...] warp=[...]>": columns as coordinates. */
+void layout_str(StrBuf *out, const Layout *l)
+{
+	sb_puts(out, "linear<");
+	for (int d = 0; d < l->rank; d++)
+		sb_printf(out, "%s%d", d ? "x" : "", l->shape[d]);
+	put_cols(out, l, "reg", l->reg, l->nreg);
+	put_cols(out, l, "lane", l->lane, l->nlane);
+	put_cols(out, l, "warp", l->warp, l->nwarp);
+	sb_puts(out, ">");
+}

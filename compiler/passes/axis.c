@@ -1,0 +1,263 @@
+/*
+ * passes/axis.c: pass_axis, the axis analysis of Triton's AxisInfo, along
+ * the last dimension only (the one loads and stores vectorise over).
+ *
+ * For every value (Value.contig / divis / constancy, see ir.h): runs of
+ * `contig` consecutive integers, whose first element is a multiple of
+ * `divis` (pointers: in bytes), and runs of `constancy` equal elements.
+ * Runs start at multiples of their length.  All three are powers of two
+ * (divis is capped at 2^30, "a multiple of everything"); a scalar has
+ * contig = constancy = 1.  One forward sweep in program order: every
+ * operand is defined before its use, loop-carried values are assumed to
+ * know nothing, so no fixed point is needed.
+ *
+ * Where an op breaks a run into shorter ones, an operand's divisibility at
+ * the new run starts is what `at_runs` says: a run of c consecutive values
+ * starting at a multiple of d, sampled every n elements (n < c), gives
+ * multiples of gcd(d, n) only.
+ */
+#include "compile.h"
+
+enum { MAXDIV = 1 << 30 };
+
+typedef struct Info {
+	int32_t contig, divis, constancy;
+} Info;
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static int32_t cap(int64_t x)
+{
+	return x > MAXDIV ? MAXDIV : x < 1 ? 1 : (int32_t)x;
+}
+
+static int32_t pow2_divisor(int64_t v)
+{
+	if (v == 0)
+		return MAXDIV;
+	int64_t d = 1;
+	while (!(v & d) && d < MAXDIV)
+		d <<= 1;
+	return (int32_t)d;
+}
+
+static int32_t last_dim(Type t)
+{
+	return t.rank ? t.shape[t.rank - 1] : 1;
+}
+
+static Info get(Func *f, ValId v)
+{
+	Value *x = val(f, v);
+	return (Info){x->contig, x->divis, x->constancy};
+}
+
+static void put(Func *f, ValId v, Info i)
+{
+	Value *x = val(f, v);
+	int32_t n = last_dim(x->type);
+	x->contig = i.contig > n ? n : i.contig < 1 ? 1 : i.contig;
+	x->constancy = i.constancy > n ? n : i.constancy < 1 ? 1 : i.constancy;
+	x->divis = cap(i.divis);
+}
+
+static const Info none = {1, 1, 1};
+
+/* Divisibility of a's elements at the starts of runs of length n. */
+static int64_t at_runs(Info a, int32_t n)
+{
+	return a.contig > n ? gcd(a.divis, n) : a.divis;
+}
+
+/* add, ptradd (b scaled by the element size), max/min keep multiples */
+static Info add_like(Info a, Info b, int64_t scale)
+{
+	Info r;
+	r.contig = (int32_t)(gcd(a.contig, b.constancy) > gcd(a.constancy, b.contig) ? gcd(a.contig, b.constancy)
+	                                                                            : gcd(a.constancy, b.contig));
+	r.constancy = (int32_t)gcd(a.constancy, b.constancy);
+	r.divis = cap(gcd(at_runs(a, r.contig), at_runs(b, r.contig) * scale));
+	return r;
+}
+
+static Info sub(Info a, Info b)
+{
+	Info r;
+	r.contig = (int32_t)gcd(a.contig, b.constancy);
+	r.constancy = (int32_t)gcd(a.constancy, b.constancy);
+	r.divis = cap(gcd(at_runs(a, r.contig), at_runs(b, r.contig)));
+	return r;
+}
+
+static Info mul(Info a, Info b)
+{
+	Info r = {1, 1, (int32_t)gcd(a.constancy, b.constancy)};
+	r.divis = cap(at_runs(a, 1) * at_runs(b, 1));
+	return r;
+}
+
+/*
+ * Triton's rule for comparisons with a value constant along the dim: a run
+ * of c consecutive values starting at a multiple of d, compared (< or >=)
+ * with a multiple of e, gives runs of gcd(c, d, e) equal results.
+ * (The contract's gcd(x.contig, y.divis) also needs x's run start aligned.)
+ */
+static Info cmp(Info a, Info b, int pred, int32_t n)
+{
+	Info r = {1, 1, (int32_t)gcd(a.constancy, b.constancy)};
+	int64_t k = 0;
+	if ((pred == CMP_LT || pred == CMP_GE) && b.constancy == n)
+		k = gcd(a.contig, gcd(a.divis, b.divis));
+	else if ((pred == CMP_GT || pred == CMP_LE) && a.constancy == n)
+		k = gcd(b.contig, gcd(a.divis, b.divis));
+	if (k > r.constancy)
+		r.constancy = (int32_t)k;
+	return r;
+}
+
+static Info select3(Info c, Info a, Info b)
+{
+	Info r;
+	int64_t x = gcd(a.contig, c.constancy), y = gcd(b.contig, c.constancy);
+	r.contig = (int32_t)(x < y ? x : y);
+	r.constancy = (int32_t)gcd(c.constancy, gcd(a.constancy, b.constancy));
+	r.divis = cap(gcd(at_runs(a, r.contig), at_runs(b, r.contig)));
+	return r;
+}
+
+/* Stretching a size-1 last dim repeats each element; other dims keep the info. */
+static Info broadcast(Func *f, Op *op)
+{
+	Info s = get(f, op->opnds[0]);
+	int32_t from = last_dim(vtype(f, op->opnds[0])), to = last_dim(vtype(f, op->res[0]));
+	if (from == to)
+		return s;
+	return (Info){1, s.divis, to};
+}
+
+/* A new last dim of size 1: each element is a run of its own. */
+static Info expand_dims(Func *f, Op *op)
+{
+	Info s = get(f, op->opnds[0]);
+	if (op->iattr[0] < vtype(f, op->opnds[0]).rank)
+		return s;
+	return (Info){1, (int32_t)at_runs(s, 1), 1};
+}
+
+static Info constant(Func *f, Op *op)
+{
+	Type t = vtype(f, op->res[0]);
+	int32_t d = elem_is_int(t.elem) ? pow2_divisor(op->iattr[0]) : 1;
+	return (Info){1, d, last_dim(t)};
+}
+
+static Info cast(Func *f, Op *op)
+{
+	Info s = get(f, op->opnds[0]);
+	ElemKind from = vtype(f, op->opnds[0]).elem, to = vtype(f, op->res[0]).elem;
+	if (elem_is_int(from) && elem_is_int(to) && from != TY_I1 && elem_bits(to) >= elem_bits(from))
+		return s;
+	return (Info){1, 1, s.constancy};
+}
+
+/* Element-wise ops with no better rule: equal inputs give equal outputs. */
+static Info same_inputs(Func *f, Op *op)
+{
+	Info r = none;
+	r.constancy = last_dim(vtype(f, op->res[0]));
+	for (int i = 0; i < op->nopnds; i++)
+		r.constancy = (int32_t)gcd(r.constancy, get(f, op->opnds[i]).constancy);
+	return r;
+}
+
+static Info binary(Func *f, Op *op)
+{
+	Info a = get(f, op->opnds[0]), b = get(f, op->opnds[1]);
+	switch (op->code) {
+	case OP_ADD:
+		return add_like(a, b, 1);
+	case OP_SUB:
+		return sub(a, b);
+	case OP_MUL:
+		return mul(a, b);
+	case OP_PTRADD:
+		return add_like(a, b, elem_bytes(vtype(f, op->res[0]).pointee));
+	case OP_CMP:
+		return cmp(a, b, (int)op->iattr[0], last_dim(vtype(f, op->res[0])));
+	default:
+		return same_inputs(f, op);
+	}
+}
+
+static Info param(Func *f, int i)
+{
+	Type t = vtype(f, f->entry->args[i]);
+	if (t.elem == TY_PTR)
+		return (Info){1, 16, 1};
+	if (elem_is_int(t.elem) && f->param_div && i < f->nparams)
+		return (Info){1, f->param_div[i], 1};
+	return none;
+}
+
+/* The induction variable starts at lo and moves by step. */
+static void loop_args(Func *f, Op *op)
+{
+	Block *body = op->blocks[0];
+	Info lo = get(f, op->opnds[0]), step = get(f, op->opnds[2]);
+	put(f, body->args[0], (Info){1, cap(gcd(lo.divis, step.divis)), 1});
+	for (int i = 1; i < body->nargs; i++)
+		put(f, body->args[i], none);
+}
+
+static Info result(Func *f, Op *op)
+{
+	switch (op->code) {
+	case OP_CONST:
+		return constant(f, op);
+	case OP_SPLAT: {
+		Info s = get(f, op->opnds[0]);
+		return (Info){1, s.divis, last_dim(vtype(f, op->res[0]))};
+	}
+	case OP_ARANGE:
+		return (Info){last_dim(vtype(f, op->res[0])), pow2_divisor(op->iattr[0]), 1};
+	case OP_BROADCAST:
+		return broadcast(f, op);
+	case OP_EXPAND_DIMS:
+		return expand_dims(f, op);
+	case OP_CONVERT_LAYOUT:
+		return get(f, op->opnds[0]);
+	case OP_CAST:
+		return cast(f, op);
+	case OP_SELECT:
+		return select3(get(f, op->opnds[0]), get(f, op->opnds[1]), get(f, op->opnds[2]));
+	default:
+		break;
+	}
+	if (op_has(op->code, F_ELTWISE))
+		return op->nopnds == 2 ? binary(f, op) : same_inputs(f, op);
+	return none;
+}
+
+static void visit(Func *f, Op *op, void *ctx)
+{
+	(void)ctx;
+	if (op->code == OP_FOR)
+		loop_args(f, op);
+	for (int i = 0; i < op->nres; i++)
+		put(f, op->res[i], op->nres == 1 ? result(f, op) : none);
+}
+
+void pass_axis(Func *f)
+{
+	for (int i = 0; i < f->entry->nargs; i++)
+		put(f, f->entry->args[i], param(f, i));
+	ir_walk(f, visit, NULL);
+}

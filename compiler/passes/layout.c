@@ -1,0 +1,403 @@
+/*
+ * passes/layout.c: pass_layout gives every tensor value a distributed layout
+ * (scalars keep -1) and inserts CONVERT_LAYOUT where a value is needed in
+ * a layout other than its own.
+ *
+ * Anchors fix layouts where the hardware cares: a load, store or atomic
+ * wants the blocked default for its shape with 16-byte vectors of its
+ * element along the last dim; a dot computes its accumulator in the blocked
+ * default and reads its operands in dot_a/dot_b of it.  The rest follows
+ * from three sweeps, in the spirit of Triton's Coalesce and
+ * RemoveLayoutConversions but done as dataflow instead of rewriting:
+ *
+ *   1. forward, to a fixed point: anchors, and what a definition implies
+ *      (a reduction slices its source, expand_dims and trans map theirs, an
+ *      element-wise op takes its first operand's, a loop or if result takes
+ *      its yield's);
+ *   2. backward, to a fixed point: a value with no layout takes the one its
+ *      first consumer in reverse program order wants (element-wise: the
+ *      same; broadcast: the result's minus the stretched dims; ...).  A
+ *      reduction's result is never set this way: it is its source's slice;
+ *   3. forward: what is still unknown gets what its definition implies, or
+ *      the blocked default; every operand whose layout differs from what
+ *      its user needs is replaced by a CONVERT_LAYOUT, one per value and
+ *      layout, placed right after the value's definition (so a loop
+ *      invariant is converted once, outside the loop).
+ */
+#include "compile.h"
+
+typedef struct Cvt {
+	ValId from;
+	int layout;
+	ValId to;
+} Cvt;
+
+typedef struct LayoutPass {
+	Func *f;
+	bool changed;
+	Cvt *cvts; /* converts made so far, reused for the same (value, layout) */
+	int ncvts, capcvts;
+} LayoutPass;
+
+static bool is_tensor(Func *f, ValId v)
+{
+	return v > 0 && vtype(f, v).rank > 0;
+}
+
+static int lay(Func *f, ValId v)
+{
+	return val(f, v)->layout;
+}
+
+static Op *yield_of(Block *b)
+{
+	return b && b->last && b->last->code == OP_YIELD ? b->last : NULL;
+}
+
+/* 16 bytes of e per thread along the last dim, at most the whole dim. */
+static int default_vec(Type t, ElemKind e)
+{
+	int v = 16 / elem_bytes(e);
+	int last = t.shape[t.rank - 1];
+	if (v > last)
+		v = last;
+	return v < 1 ? 1 : v;
+}
+
+static int blocked(LayoutPass *p, Type t, ElemKind e, Loc loc)
+{
+	Func *f = p->f;
+	int64_t per_thread = type_numel(t) / (32 * (int64_t)f->num_warps);
+	if (per_thread > (1 << LAYOUT_MAX_REG))
+		error_at(f->diag, loc, "a tile of %lld elements is too large for %d warps (at most %d per thread)",
+		         (long long)type_numel(t), f->num_warps, 1 << LAYOUT_MAX_REG);
+	Layout l = layout_blocked(t.rank, t.shape, f->num_warps, default_vec(t, e));
+	return layout_add(f, &l);
+}
+
+/* Values that are not anchored or implied get the default of a 32-bit tile. */
+static int fallback(LayoutPass *p, ValId v, Loc loc)
+{
+	return blocked(p, vtype(p->f, v), TY_I32, loc);
+}
+
+/* The layout an anchor op wants for its memory operands / its result, or -1. */
+static int anchor(LayoutPass *p, Op *op)
+{
+	Func *f = p->f;
+	if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC_ADD) {
+		Type t = vtype(f, op->opnds[0]);
+		return t.rank ? blocked(p, t, t.pointee, op->loc) : -1;
+	}
+	if (op->code == OP_DOT) {
+		Type t = vtype(f, op->res[0]);
+		return blocked(p, t, t.elem, op->loc);
+	}
+	return -1;
+}
+
+/* Results whose layout only their definition decides. */
+static bool owned(Func *f, ValId v)
+{
+	Op *d = val(f, v)->def;
+	if (!d)
+		return false;
+	return d->code == OP_LOAD || d->code == OP_ATOMIC_ADD || d->code == OP_DOT || op_has(d->code, F_REDUCE);
+}
+
+static int dot_operand(LayoutPass *p, Op *op, int i, int R)
+{
+	Func *f = p->f;
+	int K = vtype(f, op->opnds[0]).shape[1];
+	Layout c = f->layouts[R];
+	if (i == 2)
+		return R;
+	if (ilog2((uint64_t)K) + c.nreg > LAYOUT_MAX_REG)
+		error_at(f->diag, op->loc, "dot of %dx%dx%d is too large for %d warps", c.shape[0], c.shape[1], K,
+		         f->num_warps);
+	Layout l = i == 0 ? layout_dot_a(&c, K) : layout_dot_b(&c, K);
+	return layout_add(f, &l);
+}
+
+/* The layout op needs operand i in, given its result layout R; -1: no constraint. */
+static int want(LayoutPass *p, Op *op, int i, int R)
+{
+	Func *f = p->f;
+	ValId v = op->opnds[i];
+	if (!is_tensor(f, v))
+		return -1;
+	if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC_ADD)
+		return anchor(p, op);
+	if (R < 0)
+		return -1;
+	if (op_has(op->code, F_ELTWISE))
+		return R;
+	Layout l;
+	switch (op->code) {
+	case OP_DOT:
+		return dot_operand(p, op, i, R);
+	case OP_EXPAND_DIMS:
+		l = layout_squeeze(&f->layouts[R], (int)op->iattr[0]);
+		break;
+	case OP_BROADCAST:
+		l = layout_unbroadcast(&f->layouts[R], vtype(f, v).shape);
+		break;
+	case OP_TRANS:
+		l = layout_trans(&f->layouts[R]);
+		break;
+	default:
+		return -1;
+	}
+	return layout_add(f, &l);
+}
+
+/* The layout op's definition implies for its single result, or -1. */
+static int implied(LayoutPass *p, Op *op)
+{
+	Func *f = p->f;
+	if (op->nres != 1 || !is_tensor(f, op->res[0]))
+		return -1;
+	if (op->code == OP_LOAD || op->code == OP_ATOMIC_ADD || op->code == OP_DOT)
+		return anchor(p, op);
+	int s = op->nopnds > 0 && is_tensor(f, op->opnds[0]) ? lay(f, op->opnds[0]) : -1;
+	Layout l;
+	if (op_has(op->code, F_REDUCE) && s >= 0)
+		l = layout_slice(&f->layouts[s], (int)op->iattr[0]);
+	else if (op->code == OP_EXPAND_DIMS && s >= 0)
+		l = layout_expand(&f->layouts[s], (int)op->iattr[0]);
+	else if (op->code == OP_TRANS && s >= 0)
+		l = layout_trans(&f->layouts[s]);
+	else if (op_has(op->code, F_ELTWISE)) {
+		for (int i = 0; i < op->nopnds; i++)
+			if (is_tensor(f, op->opnds[i]) && lay(f, op->opnds[i]) >= 0)
+				return lay(f, op->opnds[i]);
+		return -1;
+	} else
+		return -1;
+	return layout_add(f, &l);
+}
+
+static void set(LayoutPass *p, ValId v, int L)
+{
+	if (L >= 0 && is_tensor(p->f, v) && lay(p->f, v) < 0) {
+		val(p->f, v)->layout = L;
+		p->changed = true;
+	}
+}
+
+/* A consumer asks for v in layout L: granted if v has none and may take one. */
+static void request(LayoutPass *p, ValId v, int L)
+{
+	if (!owned(p->f, v))
+		set(p, v, L);
+}
+
+/* ---- 1. forward ---- */
+
+static void forward_block(LayoutPass *p, Block *b);
+
+/* Loop and if results (and loop-carried block args) take their yields' layouts. */
+static void carry_from_yields(LayoutPass *p, Op *op)
+{
+	Func *f = p->f;
+	Op *y0 = yield_of(op->blocks[0]);
+	Op *y1 = op->nblocks > 1 ? yield_of(op->blocks[1]) : NULL;
+	for (int i = 0; i < op->nres; i++) {
+		int L = y0 && i < y0->nopnds && is_tensor(f, y0->opnds[i]) ? lay(f, y0->opnds[i]) : -1;
+		if (L < 0 && y1 && i < y1->nopnds && is_tensor(f, y1->opnds[i]))
+			L = lay(f, y1->opnds[i]);
+		set(p, op->res[i], L);
+		if (op->code == OP_FOR)
+			set(p, op->blocks[0]->args[i + 1], L);
+	}
+}
+
+static void forward_block(LayoutPass *p, Block *b)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		for (int i = 0; i < op->nblocks; i++)
+			if (op->blocks[i])
+				forward_block(p, op->blocks[i]);
+		if (op->code == OP_FOR || op->code == OP_IF)
+			carry_from_yields(p, op);
+		else if (op->nres == 1)
+			set(p, op->res[0], implied(p, op));
+	}
+}
+
+/* ---- 2. backward ---- */
+
+static void backward_block(LayoutPass *p, Block *b);
+
+/* A loop result, its block arg, its yield operand and its init share a layout. */
+static void backward_for(LayoutPass *p, Op *op)
+{
+	Func *f = p->f;
+	Block *body = op->blocks[0];
+	Op *y = yield_of(body);
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < op->nres; i++) {
+			ValId r = op->res[i], arg = body->args[i + 1];
+			int G = lay(f, r) >= 0 ? lay(f, r) : lay(f, arg);
+			set(p, r, G);
+			set(p, arg, G);
+			if (y && i < y->nopnds)
+				request(p, y->opnds[i], G);
+			request(p, op->opnds[3 + i], G);
+		}
+		if (pass == 0)
+			backward_block(p, body);
+	}
+}
+
+static void backward_if(LayoutPass *p, Op *op)
+{
+	for (int k = 0; k < op->nblocks; k++) {
+		Op *y = yield_of(op->blocks[k]);
+		for (int i = 0; y && i < op->nres && i < y->nopnds; i++)
+			request(p, y->opnds[i], lay(p->f, op->res[i]));
+		if (op->blocks[k])
+			backward_block(p, op->blocks[k]);
+	}
+}
+
+static void backward_block(LayoutPass *p, Block *b)
+{
+	Func *f = p->f;
+	for (Op *op = b->last; op; op = op->prev) {
+		if (op->code == OP_FOR) {
+			backward_for(p, op);
+			continue;
+		}
+		if (op->code == OP_IF) {
+			backward_if(p, op);
+			continue;
+		}
+		if (op->code == OP_YIELD)
+			continue;
+		int R = op->nres == 1 && is_tensor(f, op->res[0]) ? lay(f, op->res[0]) : -1;
+		for (int i = 0; i < op->nopnds; i++)
+			request(p, op->opnds[i], want(p, op, i, R));
+	}
+}
+
+/* ---- 3. defaults and converts ---- */
+
+static void place_after_def(Func *f, ValId v, Op *c)
+{
+	Value *x = val(f, v);
+	if (x->def && x->def->next)
+		ir_insert_before(x->def->next, c);
+	else if (x->def)
+		ir_append(x->def->parent, c);
+	else if (x->block->first)
+		ir_insert_before(x->block->first, c);
+	else
+		ir_append(x->block, c);
+}
+
+static ValId convert(LayoutPass *p, ValId v, int L, Loc loc)
+{
+	Func *f = p->f;
+	for (int i = 0; i < p->ncvts; i++)
+		if (p->cvts[i].from == v && p->cvts[i].layout == L)
+			return p->cvts[i].to;
+	Type t = vtype(f, v);
+	Op *c = ir_new_op(f, OP_CONVERT_LAYOUT, &v, 1, &t, 1, loc);
+	ValId to = c->res[0];
+	val(f, to)->layout = L;
+	val(f, to)->name = val(f, v)->name;
+	place_after_def(f, v, c);
+	if (p->ncvts >= p->capcvts)
+		p->cvts = arena_grow(f->arena, p->cvts, &p->capcvts, p->ncvts + 1, sizeof(Cvt));
+	p->cvts[p->ncvts++] = (Cvt){v, L, to};
+	return to;
+}
+
+static void need(LayoutPass *p, Op *op, int i, int L)
+{
+	ValId v = op->opnds[i];
+	if (L >= 0 && is_tensor(p->f, v) && lay(p->f, v) != L)
+		op->opnds[i] = convert(p, v, L, op->loc);
+}
+
+static void fix_block(LayoutPass *p, Block *b);
+
+static void fix_for(LayoutPass *p, Op *op)
+{
+	Func *f = p->f;
+	Block *body = op->blocks[0];
+	for (int i = 0; i < op->nres; i++) {
+		ValId r = op->res[i], arg = body->args[i + 1], init = op->opnds[3 + i];
+		if (!is_tensor(f, r))
+			continue;
+		int G = lay(f, r) >= 0 ? lay(f, r) : lay(f, arg) >= 0 ? lay(f, arg) : lay(f, init);
+		val(f, r)->layout = G;
+		val(f, arg)->layout = G;
+		need(p, op, 3 + i, G);
+	}
+	fix_block(p, body);
+}
+
+static void fix_if(LayoutPass *p, Op *op)
+{
+	for (int i = 0; i < op->nres; i++)
+		if (is_tensor(p->f, op->res[i]) && lay(p->f, op->res[i]) < 0)
+			val(p->f, op->res[i])->layout = fallback(p, op->res[i], op->loc);
+	for (int k = 0; k < op->nblocks; k++)
+		if (op->blocks[k])
+			fix_block(p, op->blocks[k]);
+}
+
+/* A yield hands its operands over in its loop's or if's result layouts. */
+static void fix_yield(LayoutPass *p, Op *op)
+{
+	Op *parent = op->parent->parent;
+	for (int i = 0; parent && i < op->nopnds && i < parent->nres; i++)
+		need(p, op, i, lay(p->f, parent->res[i]));
+}
+
+static void fix_op(LayoutPass *p, Op *op)
+{
+	Func *f = p->f;
+	for (int i = 0; i < op->nres; i++) {
+		ValId r = op->res[i];
+		if (!is_tensor(f, r))
+			continue;
+		if (op_has(op->code, F_REDUCE) || lay(f, r) < 0) {
+			int L = implied(p, op);
+			val(f, r)->layout = L >= 0 ? L : fallback(p, r, op->loc);
+		}
+	}
+	int R = op->nres == 1 && is_tensor(f, op->res[0]) ? lay(f, op->res[0]) : -1;
+	for (int i = 0; i < op->nopnds; i++)
+		need(p, op, i, want(p, op, i, R));
+}
+
+static void fix_block(LayoutPass *p, Block *b)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		if (op->code == OP_FOR)
+			fix_for(p, op);
+		else if (op->code == OP_IF)
+			fix_if(p, op);
+		else if (op->code == OP_YIELD)
+			fix_yield(p, op);
+		else
+			fix_op(p, op);
+	}
+}
+
+void pass_layout(Func *f)
+{
+	LayoutPass p = {.f = f};
+	do {
+		p.changed = false;
+		forward_block(&p, f->entry);
+	} while (p.changed);
+	do {
+		p.changed = false;
+		backward_block(&p, f->entry);
+	} while (p.changed);
+	fix_block(&p, f->entry);
+}

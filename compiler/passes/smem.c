@@ -1,0 +1,171 @@
+/*
+ * passes/smem.c: pass_smem plans the shared-memory scratch of ops.
+ *
+ * Laid out like Triton's Allocation.cpp: find the buffers and their sizes,
+ * give each a live interval, sort, place; then stamp op->smem_offset /
+ * op->smem_bytes and f->smem_total (the launch's dynamic shared memory).
+ *
+ * Scratch is live only while its op runs: codegen puts bar.sync before and
+ * after each op's shared-memory write, so ops never share data through it.
+ * An op's interval is [i, i+1) for its index i in program order, so no two
+ * intervals intersect and every buffer lands at offset 0; the placement is
+ * still the general one (first fit, largest buffer first, against the
+ * placed buffers whose intervals intersect: the greedy Triton uses, after
+ * Gergov, "Algorithms for compile-time memory optimization", SODA 1999), so
+ * a buffer given a longer lifetime is placed correctly.
+ */
+#include "compile.h"
+
+#include <stdlib.h>
+
+enum { ALIGN = 16 };
+
+typedef struct Buffer {
+	Op *op;
+	int32_t size;     /* bytes, a multiple of ALIGN */
+	int start, end;   /* live interval [start, end) in op indices */
+	int32_t offset;
+} Buffer;
+
+typedef struct Plan {
+	Buffer *bufs;
+	int n, cap;
+	int index;        /* ops numbered so far */
+	Arena *arena;
+} Plan;
+
+/* Does a non-zero warp column of l lie in dimension axis's field? */
+static bool warps_in_axis(const Layout *l, int axis)
+{
+	int lo = 0;
+	for (int d = axis + 1; d < l->rank; d++)
+		lo += ilog2((uint64_t)l->shape[d]);
+	uint32_t field = (((uint32_t)l->shape[axis] - 1)) << lo;
+	for (int i = 0; i < l->nwarp; i++)
+		if (l->warp[i] & field)
+			return true;
+	return false;
+}
+
+/*
+ * Bytes of scratch op needs.
+ * CONVERT_LAYOUT: the whole tile, numel x element bytes (pointers 8).
+ * A reduction whose source has a warp column in the reduced axis (else the
+ * shuffles finish it in registers): one slot per (warp, result element),
+ * num_warps x result numel (1 for a scalar) x slot, where the slot is the
+ * element widened to at least 4 bytes, doubled for argmax/argmin (value
+ * and i32 index, kept 8-byte aligned).  DOT: none, its operands arrive
+ * through converts.
+ */
+static int64_t scratch_bytes(Func *f, Op *op)
+{
+	if (op->code == OP_CONVERT_LAYOUT) {
+		Type t = vtype(f, op->res[0]);
+		return type_numel(t) * elem_bytes(t.elem);
+	}
+	if (!op_has(op->code, F_REDUCE))
+		return 0;
+	Value *src = val(f, op->opnds[0]);
+	if (src->layout < 0 || !warps_in_axis(&f->layouts[src->layout], (int)op->iattr[0]))
+		return 0;
+	int64_t slot = elem_bytes(src->type.elem) < 4 ? 4 : elem_bytes(src->type.elem);
+	if (op->code == OP_ARGMAX || op->code == OP_ARGMIN)
+		slot *= 2;
+	return (int64_t)f->num_warps * type_numel(vtype(f, op->res[0])) * slot;
+}
+
+static void collect_buffer(Func *f, Op *op, void *ctx)
+{
+	Plan *p = ctx;
+	int i = p->index++;
+	op->smem_offset = -1;
+	op->smem_bytes = 0;
+	int64_t n = scratch_bytes(f, op);
+	if (n == 0)
+		return;
+	if (n > INT32_MAX / 2)
+		error_at(f->diag, op->loc, "shared memory: %s needs %lld bytes", op_info[op->code].text, (long long)n);
+	if (p->n >= p->cap)
+		p->bufs = arena_grow(p->arena, p->bufs, &p->cap, p->n + 1, sizeof(Buffer));
+	p->bufs[p->n++] = (Buffer){op, (int32_t)((n + ALIGN - 1) / ALIGN * ALIGN), i, i + 1, -1};
+}
+
+static int by_size(const void *a, const void *b)
+{
+	const Buffer *x = a, *y = b;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->start - y->start;
+}
+
+static bool overlap(const Buffer *a, const Buffer *b)
+{
+	return a->start < b->end && b->start < a->end;
+}
+
+/* First fit: the lowest offset clear of every placed buffer live at the same time. */
+static void place_buffers(Plan *p)
+{
+	for (int i = 0; i < p->n; i++) {
+		Buffer *b = &p->bufs[i];
+		int32_t off = 0;
+		for (bool moved = true; moved;) {
+			moved = false;
+			for (int j = 0; j < i; j++) {
+				Buffer *q = &p->bufs[j];
+				if (overlap(b, q) && off < q->offset + q->size && q->offset < off + b->size) {
+					off = q->offset + q->size;
+					moved = true;
+				}
+			}
+		}
+		b->offset = off;
+	}
+}
+
+static int32_t stamp_offsets(Plan *p)
+{
+	int32_t total = 0;
+	for (int i = 0; i < p->n; i++) {
+		Buffer *b = &p->bufs[i];
+		b->op->smem_offset = b->offset;
+		b->op->smem_bytes = b->size;
+		if (b->offset + b->size > total)
+			total = b->offset + b->size;
+	}
+	return total;
+}
+
+/* The error names the buffers live alongside the one that reaches highest. */
+static void report_overflow(Func *f, Plan *p, int32_t total, int limit)
+{
+	Buffer *top = &p->bufs[0];
+	for (int i = 1; i < p->n; i++)
+		if (p->bufs[i].offset + p->bufs[i].size > top->offset + top->size)
+			top = &p->bufs[i];
+	StrBuf list = {0};
+	const char *file = f->diag && f->diag->src ? f->diag->src->name : "?";
+	for (int i = 0; i < p->n; i++) {
+		Buffer *b = &p->bufs[i];
+		if (!overlap(b, top))
+			continue;
+		sb_printf(&list, "%s%s at %s:%d:%d (%d bytes)", list.len ? ", " : "", op_info[b->op->code].text, file,
+		          b->op->loc.line, b->op->loc.col, b->size);
+	}
+	char *msg = arena_strdup(f->arena, list.s);
+	sb_free(&list);
+	error_at(f->diag, top->op->loc, "shared memory: %d bytes needed, the target has %d: %s", total, limit, msg);
+}
+
+void pass_smem(Func *f, int limit_bytes)
+{
+	Plan p = {.arena = f->arena};
+	ir_walk(f, collect_buffer, &p);
+	if (p.n > 1)
+		qsort(p.bufs, (size_t)p.n, sizeof(Buffer), by_size);
+	place_buffers(&p);
+	int32_t total = stamp_offsets(&p);
+	f->smem_total = total;
+	if (limit_bytes > 0 && total > limit_bytes)
+		report_overflow(f, &p, total, limit_bytes);
+}

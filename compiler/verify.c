@@ -1,0 +1,400 @@
+/*
+ * verify.c: the IR verifier (docs/ir.md lists its rules).
+ *
+ * One walk in program order.  `live` marks the values an op may use: the
+ * arguments and earlier results of its own block and of every enclosing
+ * block (structured control flow makes that exactly SSA dominance).  A
+ * block's values are unmarked when the walk leaves it.  Each op is checked
+ * against its opcode's rules; the first failure is reported as the printed
+ * op followed by what is wrong.
+ */
+#include "ir.h"
+
+#include <string.h>
+
+typedef struct Verifier {
+	Func *f;
+	uint8_t *live;
+	Op *bad;
+	const char *msg;
+} Verifier;
+
+static const char *tstr(Func *f, Type t)
+{
+	char buf[64];
+	return arena_strdup(f->arena, type_str(t, buf, sizeof buf));
+}
+
+static bool fail(Verifier *v, Op *op, const char *why)
+{
+	StrBuf b = {0};
+	if (op) {
+		sb_puts(&b, "'");
+		ir_print_op(&b, v->f, op);
+		sb_puts(&b, "': ");
+	}
+	sb_puts(&b, why);
+	v->msg = arena_strdup(v->f->arena, b.s);
+	v->bad = op;
+	sb_free(&b);
+	return false;
+}
+
+static bool same_shape(Type a, Type b)
+{
+	if (a.rank != b.rank)
+		return false;
+	for (int i = 0; i < a.rank; i++)
+		if (a.shape[i] != b.shape[i])
+			return false;
+	return true;
+}
+
+/* ---- operand and result counts ---- */
+
+static const char *check_counts(Func *f, Op *op)
+{
+	int n = op_info[op->code].nopnds, lo = n, hi = n, nres = 1, nblk = 0;
+	switch (op->code) {
+	case OP_LOAD: lo = 1, hi = 3; break;
+	case OP_STORE: lo = 2, hi = 3, nres = 0; break;
+	case OP_ATOMIC_ADD: lo = 2, hi = 3; break;
+	case OP_FOR: lo = 3, hi = 1 << 20, nres = op->nopnds - 3, nblk = 1; break;
+	case OP_IF: lo = hi = 1, nres = op->nres, nblk = op->nres ? 2 : (op->nblocks == 1 ? 1 : 2); break;
+	case OP_YIELD: lo = 0, hi = 1 << 20, nres = 0; break;
+	default: break;
+	}
+	if (op->nopnds < lo || op->nopnds > hi)
+		return lo == hi ? arena_printf(f->arena, "expects %d operands, has %d", lo, op->nopnds)
+				: arena_printf(f->arena, "expects %d to %d operands, has %d", lo, hi, op->nopnds);
+	if (op->nres != nres)
+		return arena_printf(f->arena, "expects %d results, has %d", nres, op->nres);
+	if (op->nblocks != nblk)
+		return arena_printf(f->arena, "expects %d blocks, has %d", nblk, op->nblocks);
+	for (int i = 0; i < op->nblocks; i++)
+		if (!op->blocks[i])
+			return "missing block";
+	return NULL;
+}
+
+/* ---- per-opcode rules; each returns NULL or what is wrong ---- */
+
+static const char *check_eltwise(Func *f, Op *op)
+{
+	Type r = vtype(f, op->res[0]);
+	for (int i = 0; i < op->nopnds; i++)
+		if (!same_shape(vtype(f, op->opnds[i]), r))
+			return arena_printf(f->arena, "operand %d has type %s, the result %s: shapes differ", i,
+					    tstr(f, vtype(f, op->opnds[i])), tstr(f, r));
+	Type a = vtype(f, op->opnds[0]);
+	ElemKind e = a.elem;
+	switch (op->code) {
+	case OP_CAST:
+		return NULL;
+	case OP_CMP:
+		if (!type_eq(a, vtype(f, op->opnds[1])))
+			return "operand types differ";
+		if (r.elem != TY_I1)
+			return "cmp result is not i1";
+		if (op->iattr[0] < CMP_EQ || op->iattr[0] > CMP_GE)
+			return "bad cmp predicate";
+		return NULL;
+	case OP_PTRADD:
+		if (e != TY_PTR || !type_eq(a, r))
+			return "ptradd needs a pointer operand of the result type";
+		if (!elem_is_int(vtype(f, op->opnds[1]).elem))
+			return "ptradd offset is not an integer";
+		return NULL;
+	case OP_SELECT:
+		if (e != TY_I1)
+			return "select condition is not i1";
+		if (!type_eq(vtype(f, op->opnds[1]), r) || !type_eq(vtype(f, op->opnds[2]), r))
+			return "select operands differ from the result type";
+		return NULL;
+	default:
+		break;
+	}
+	for (int i = 0; i < op->nopnds; i++)
+		if (!type_eq(vtype(f, op->opnds[i]), r))
+			return arena_printf(f->arena, "operand %d has type %s, the result %s",
+					    i, tstr(f, vtype(f, op->opnds[i])), tstr(f, r));
+	if (e == TY_PTR || e == TY_VOID)
+		return "arithmetic on a pointer";
+	if (op->code >= OP_EXP && op->code <= OP_RSQRT && !elem_is_float(e))
+		return "needs a float operand";
+	if ((op->code == OP_NOT || (op->code >= OP_AND && op->code <= OP_SHR)) && !elem_is_int(e))
+		return "needs an integer operand";
+	return NULL;
+}
+
+static const char *check_shape_op(Func *f, Op *op)
+{
+	Type a = vtype(f, op->opnds[0]), r = vtype(f, op->res[0]);
+	if (a.elem != r.elem || a.pointee != r.pointee)
+		return "element type changes";
+	if (op->code == OP_EXPAND_DIMS) {
+		int64_t ax = op->iattr[0];
+		if (ax < 0 || ax > a.rank || r.rank != a.rank + 1)
+			return "bad axis or result rank";
+		for (int i = 0, j = 0; i < r.rank; i++)
+			if (i == ax ? r.shape[i] != 1 : r.shape[i] != a.shape[j++])
+				return "result shape is not the operand's with a 1 inserted";
+		return NULL;
+	}
+	if (op->code == OP_TRANS)
+		return a.rank == 2 && r.rank == 2 && a.shape[0] == r.shape[1] && a.shape[1] == r.shape[0]
+			       ? NULL : "trans needs a 2-D operand and the transposed result shape";
+	if (a.rank != r.rank)
+		return "broadcast changes the rank";
+	for (int i = 0; i < a.rank; i++)
+		if (a.shape[i] != r.shape[i] && a.shape[i] != 1)
+			return "broadcast stretches an axis that is not 1";
+	return NULL;
+}
+
+/* ptr [, mask [, other]] for loads; ptr, value [, mask] for store and atomic_add. */
+static const char *check_memory(Func *f, Op *op)
+{
+	Type p = vtype(f, op->opnds[0]);
+	if (p.elem != TY_PTR)
+		return "address is not a pointer";
+	Type data = type_with_elem(p, (ElemKind)p.pointee);
+	int mask = op->code == OP_LOAD ? 1 : 2;
+	if (op->code == OP_LOAD && !type_eq(vtype(f, op->res[0]), data))
+		return arena_printf(f->arena, "result should be %s", tstr(f, data));
+	if (op->code != OP_LOAD && !type_eq(vtype(f, op->opnds[1]), data))
+		return arena_printf(f->arena, "value should be %s", tstr(f, data));
+	if (op->code == OP_ATOMIC_ADD && !type_eq(vtype(f, op->res[0]), data))
+		return "atomic_add result differs from the value";
+	if (op->nopnds > mask) {
+		Type m = vtype(f, op->opnds[mask]);
+		if (m.elem != TY_I1 || !same_shape(m, p))
+			return "mask is not i1 of the pointer's shape";
+	}
+	if (op->code == OP_LOAD && op->nopnds == 3 && !type_eq(vtype(f, op->opnds[2]), data))
+		return "other differs from the result type";
+	return NULL;
+}
+
+static const char *check_reduce(Func *f, Op *op)
+{
+	Type a = vtype(f, op->opnds[0]), r = vtype(f, op->res[0]);
+	int64_t ax = op->iattr[0];
+	if (ax < 0 || ax >= a.rank)
+		return arena_printf(f->arena, "axis %lld out of range for rank %d", (long long)ax, a.rank);
+	ElemKind e = op->code == OP_ARGMAX || op->code == OP_ARGMIN ? TY_I32 : (ElemKind)a.elem;
+	if (r.elem != e || r.rank != a.rank - 1)
+		return "result type is not the operand's without the axis";
+	for (int i = 0, j = 0; i < a.rank; i++)
+		if (i != ax && a.shape[i] != r.shape[j++])
+			return "result shape is not the operand's without the axis";
+	return NULL;
+}
+
+static const char *check_dot(Func *f, Op *op)
+{
+	Type a = vtype(f, op->opnds[0]), b = vtype(f, op->opnds[1]), c = vtype(f, op->opnds[2]);
+	if (a.rank != 2 || b.rank != 2 || c.rank != 2)
+		return "dot operands are not 2-D";
+	if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
+		return "dot shapes do not match: a[M,K] b[K,N] acc[M,N]";
+	if (a.elem != b.elem)
+		return "dot inputs differ in element type";
+	if (!type_eq(c, vtype(f, op->res[0])))
+		return "dot result differs from the accumulator";
+	return NULL;
+}
+
+static const char *check_source(Func *f, Op *op)
+{
+	Type r = vtype(f, op->res[0]);
+	switch (op->code) {
+	case OP_CONST:
+		return r.rank == 0 && (elem_is_int(r.elem) || elem_is_float(r.elem)) ? NULL
+			: "const must be an integer or float scalar";
+	case OP_SPLAT: {
+		Type a = vtype(f, op->opnds[0]);
+		return a.rank == 0 && r.rank > 0 && a.elem == r.elem && a.pointee == r.pointee ? NULL
+			: "splat needs a scalar of the result's element type";
+	}
+	case OP_ARANGE: {
+		int32_t n = (int32_t)(op->iattr[1] - op->iattr[0]);
+		return r.rank == 1 && r.elem == TY_I32 && n > 0 && r.shape[0] == n ? NULL
+			: "arange result is not tensor<(hi-lo)xi32>";
+	}
+	default: /* program_id, num_programs */
+		if (op->iattr[0] < 0 || op->iattr[0] > 2)
+			return "axis must be 0, 1 or 2";
+		return r.rank == 0 && r.elem == TY_I32 ? NULL : "result is not i32";
+	}
+}
+
+static const char *check_op(Func *f, Op *op)
+{
+	if (op_has(op->code, F_ELTWISE))
+		return check_eltwise(f, op);
+	if (op_has(op->code, F_REDUCE))
+		return check_reduce(f, op);
+	switch (op->code) {
+	case OP_CONST:
+	case OP_SPLAT:
+	case OP_ARANGE:
+	case OP_PROGRAM_ID:
+	case OP_NUM_PROGRAMS: return check_source(f, op);
+	case OP_EXPAND_DIMS:
+	case OP_BROADCAST:
+	case OP_TRANS: return check_shape_op(f, op);
+	case OP_LOAD:
+	case OP_STORE:
+	case OP_ATOMIC_ADD: return check_memory(f, op);
+	case OP_DOT: return check_dot(f, op);
+	case OP_CONVERT_LAYOUT:
+		return type_eq(vtype(f, op->opnds[0]), vtype(f, op->res[0])) ? NULL : "convert_layout changes the type";
+	default: return NULL; /* for, if, yield: checked with their blocks */
+	}
+}
+
+/* ---- structured control flow ---- */
+
+static bool check_yield(Verifier *v, Op *owner, Block *b)
+{
+	Func *f = v->f;
+	Op *y = b->last;
+	if (!y || y->code != OP_YIELD)
+		return fail(v, owner, "region does not end in yield");
+	if (y->nopnds != owner->nres)
+		return fail(v, y, arena_printf(f->arena, "yields %d values, the %s has %d results", y->nopnds,
+					       op_info[owner->code].text, owner->nres));
+	for (int i = 0; i < y->nopnds; i++)
+		if (!type_eq(vtype(f, y->opnds[i]), vtype(f, owner->res[i])))
+			return fail(v, y, arena_printf(f->arena, "yield operand %d is %s, result %d is %s", i,
+						       tstr(f, vtype(f, y->opnds[i])), i, tstr(f, vtype(f, owner->res[i]))));
+	return true;
+}
+
+static const char *check_for_head(Func *f, Op *op)
+{
+	Type lo = vtype(f, op->opnds[0]);
+	Block *body = op->blocks[0];
+	if (lo.rank != 0 || !elem_is_int(lo.elem) || lo.elem == TY_I1)
+		return "loop bounds must be i32 or i64 scalars";
+	if (!type_eq(vtype(f, op->opnds[1]), lo) || !type_eq(vtype(f, op->opnds[2]), lo))
+		return "lo, hi and step differ in type";
+	if (body->nargs != op->nopnds - 2)
+		return arena_printf(f->arena, "body has %d arguments, expects %d", body->nargs, op->nopnds - 2);
+	if (!type_eq(vtype(f, body->args[0]), lo))
+		return "induction variable differs from the bounds' type";
+	for (int i = 3; i < op->nopnds; i++) {
+		Type t = vtype(f, op->opnds[i]);
+		if (!type_eq(t, vtype(f, body->args[i - 2])) || !type_eq(t, vtype(f, op->res[i - 3])))
+			return arena_printf(f->arena, "iter value %d: init, body argument and result differ", i - 3);
+	}
+	return NULL;
+}
+
+static const char *check_region_head(Func *f, Op *op)
+{
+	if (op->code == OP_FOR)
+		return check_for_head(f, op);
+	Type c = vtype(f, op->opnds[0]);
+	if (c.rank != 0 || c.elem != TY_I1)
+		return "if condition is not a scalar i1";
+	for (int i = 0; i < op->nblocks; i++)
+		if (op->blocks[i]->nargs)
+			return "if blocks take no arguments";
+	return NULL;
+}
+
+/* ---- the walk ---- */
+
+static bool verify_block(Verifier *v, Block *b);
+
+static bool operands_live(Verifier *v, Op *op)
+{
+	for (int i = 0; i < op->nopnds; i++) {
+		ValId x = op->opnds[i];
+		if (x <= 0 || x >= v->f->nvals)
+			return fail(v, op, arena_printf(v->f->arena, "operand %d is not a value", i));
+		if (!v->live[x])
+			return fail(v, op, arena_printf(v->f->arena, "operand %d is used where its definition does not dominate", i));
+	}
+	return true;
+}
+
+static bool results_fresh(Verifier *v, Op *op)
+{
+	for (int i = 0; i < op->nres; i++) {
+		ValId r = op->res[i];
+		if (r <= 0 || r >= v->f->nvals || v->f->vals[r].def != op || v->live[r])
+			return fail(v, op, "result is not a fresh value defined by this op");
+	}
+	return true;
+}
+
+static bool verify_op(Verifier *v, Block *b, Op *op)
+{
+	Func *f = v->f;
+	const char *why;
+	if (op->parent != b)
+		return fail(v, op, "op's parent block link is wrong");
+	if (op_has(op->code, F_TERM) && (op != b->last || !b->parent))
+		return fail(v, op, op != b->last ? "terminator in the middle of a block" : "yield outside a region");
+	if (!operands_live(v, op) || !results_fresh(v, op))
+		return false;
+	if ((why = check_counts(f, op)) || (why = check_op(f, op)))
+		return fail(v, op, why);
+	if (op_has(op->code, F_REGION)) {
+		if ((why = check_region_head(f, op)))
+			return fail(v, op, why);
+		for (int i = 0; i < op->nblocks; i++) {
+			if (op->blocks[i]->parent != op)
+				return fail(v, op, "block's parent link is wrong");
+			if (!verify_block(v, op->blocks[i]) || !check_yield(v, op, op->blocks[i]))
+				return false;
+		}
+	}
+	for (int i = 0; i < op->nres; i++)
+		v->live[op->res[i]] = 1;
+	return true;
+}
+
+static void unmark(Verifier *v, Block *b)
+{
+	for (int i = 0; i < b->nargs; i++)
+		v->live[b->args[i]] = 0;
+	for (Op *op = b->first; op; op = op->next)
+		for (int i = 0; i < op->nres; i++)
+			v->live[op->res[i]] = 0;
+}
+
+static bool verify_block(Verifier *v, Block *b)
+{
+	for (int i = 0; i < b->nargs; i++) {
+		ValId a = b->args[i];
+		if (a <= 0 || a >= v->f->nvals || v->live[a] || v->f->vals[a].def)
+			return fail(v, b->parent, "block argument is not a fresh value");
+		v->live[a] = 1;
+	}
+	bool ok = true;
+	for (Op *op = b->first; op && ok; op = op->next)
+		ok = verify_op(v, b, op);
+	unmark(v, b);
+	return ok;
+}
+
+const char *ir_verify_at(Func *f, Op **bad)
+{
+	Verifier v = {f, NEWN(f->arena, uint8_t, f->nvals), NULL, NULL};
+	if (f->entry->parent)
+		fail(&v, NULL, "entry block has a parent op");
+	else
+		verify_block(&v, f->entry);
+	if (bad)
+		*bad = v.bad;
+	return v.msg;
+}
+
+const char *ir_verify(Func *f)
+{
+	return ir_verify_at(f, NULL);
+}

@@ -1,0 +1,864 @@
+/*
+ * gpu_test.c: every example kernel, run on the GPU through the JIT, checked
+ * against a plain C reference in double and, on the small shapes, against
+ * the CPU interpreter running the same kernel.
+ *
+ *     gpu_test [--no-large] [--no-interp] [--seed N] [--examples DIR]
+ *
+ * Each case draws fresh random inputs (from --seed, printed), fills every
+ * output with 0xFF bytes (NaN for floats) before each run, so a lane that
+ * is never written shows up, and compares with tolerances by dtype (f32:
+ * 1e-5 relative, f16: 1e-2).  Shapes include ragged ones (not multiples of
+ * the block) and ones that are multiples of 16, so both the generic and the
+ * divisibility-specialised variants run.  One line per case, then
+ * "N passed, N failed"; the exit status is 1 after any failure.
+ * --no-large drops the 2^20+3 and 10^8 element cases (for compute-sanitizer,
+ * which is slow); --interp-only runs the interpreter against the reference
+ * without a GPU.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compile.h"
+#include "interp.h"
+#include "tilec.h"
+
+static tilec_context *ctx;
+static bool large = true, use_interp = true, gpu = true;
+static uint64_t seed = 20240601;
+static const char *examples_dir;
+static int npassed, nfailed;
+
+/* ---- host helpers: random numbers, f16 ---- */
+
+static uint64_t rng;
+
+static double uniform(double lo, double hi)
+{
+	rng ^= rng << 13; /* xorshift64 */
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static void fill_f32(float *p, size_t n, double lo, double hi)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)uniform(lo, hi);
+}
+
+static float half_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, u;
+	if (e == 0x1f)
+		u = sign | 0x7f800000 | (m << 13);
+	else if (e != 0)
+		u = sign | ((e + 112) << 23) | (m << 13);
+	else {
+		float f = ldexpf((float)m, -24);
+		return sign ? -f : f;
+	}
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static uint16_t f32_to_half(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, 4);
+	uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+	uint32_t a = u & 0x7fffffff;
+	if (a > 0x7f800000)
+		return sign | 0x7e00;
+	if (a >= 0x477ff000)
+		return sign | 0x7c00;
+	if (a < 0x38800000) { /* subnormal: round x * 2^24 to an integer, ties to even */
+		float s = fabsf(x) * 16777216.0f;
+		float r = nearbyintf(s); /* default rounding mode: to nearest even */
+		return sign | (uint16_t)r;
+	}
+	return sign | (uint16_t)((a + 0xfff + ((a >> 13) & 1) - 0x38000000) >> 13);
+}
+
+static void fill_f16(uint16_t *p, size_t n, double lo, double hi)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = f32_to_half((float)uniform(lo, hi));
+}
+
+/* Zeroed, so that gcc's uninitialised-use analysis has nothing to guess at. */
+static void *xmalloc(size_t n)
+{
+	void *p = calloc(n ? n : 1, 1);
+	if (!p) {
+		fprintf(stderr, "gpu_test: out of host memory (%zu bytes)\n", n);
+		exit(2);
+	}
+	return p;
+}
+
+/* ---- one case: its name, its verdict ---- */
+
+typedef struct Case {
+	char name[160];
+	char why[1024];   /* first failure */
+	bool failed;
+	double maxerr;    /* worst error against the reference, in units of the tolerance */
+} Case;
+
+static void fail(Case *c, const char *fmt, ...) PRINTF(2, 3);
+static void fail(Case *c, const char *fmt, ...)
+{
+	if (c->failed)
+		return;
+	c->failed = true;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof c->why, fmt, ap);
+	va_end(ap);
+}
+
+static void finish(Case *c, bool interp_ran)
+{
+	if (c->failed) {
+		nfailed++;
+		printf("FAIL %s: %s\n", c->name, c->why);
+	} else {
+		npassed++;
+		printf("ok   %s (worst error %.2f of tolerance%s)\n", c->name, c->maxerr,
+		       interp_ran ? ", interpreter agrees" : "");
+	}
+	fflush(stdout);
+}
+
+/* got[i] against want[i] (double): |got - want| <= atol + rtol * |want|. */
+typedef enum Dtype { F32, F16 } Dtype;
+
+static double value_at(const void *p, Dtype t, size_t i)
+{
+	return t == F32 ? ((const float *)p)[i] : half_to_f32(((const uint16_t *)p)[i]);
+}
+
+static void compare(Case *c, const char *what, const void *got, Dtype t, const double *want,
+                    size_t n, double rtol, double atol)
+{
+	for (size_t i = 0; i < n; i++) {
+		double g = value_at(got, t, i), tol = atol + rtol * fabs(want[i]);
+		double e = fabs(g - want[i]) / tol;
+		if (!(e <= 1.0)) {
+			fail(c, "%s[%zu] = %.9g, want %.9g (tolerance %.3g)", what, i, g, want[i], tol);
+			return;
+		}
+		if (e > c->maxerr)
+			c->maxerr = e;
+	}
+}
+
+/* Two results of the same kernel (GPU and interpreter) agree within tolerance. */
+static void agree(Case *c, const char *what, const void *gpu_out, const void *interp_out, Dtype t,
+                  size_t n, double rtol, double atol)
+{
+	for (size_t i = 0; i < n; i++) {
+		double g = value_at(gpu_out, t, i), w = value_at(interp_out, t, i);
+		if (!(fabs(g - w) <= atol + rtol * fabs(w))) {
+			fail(c, "%s[%zu]: GPU %.9g, interpreter %.9g", what, i, g, w);
+			return;
+		}
+	}
+}
+
+/* ---- running a kernel on the GPU and in the interpreter ---- */
+
+/* A buffer argument: host data in (IN), a result out (OUT, poisoned first),
+ * or a result whose initial contents are the host data (INOUT, e.g. zeros). */
+typedef enum Mode { IN, OUT, INOUT } Mode;
+typedef struct Buf {
+	void *host;   /* input data / where the result lands */
+	size_t bytes;
+	Mode mode;
+} Buf;
+
+/* A kernel argument: buffer index (kind 'b'), an i32 ('i') or an f32 ('f'). */
+typedef struct Arg {
+	char kind;
+	int buf;
+	long long i;
+	double f;
+} Arg;
+#define ABUF(b) ((Arg){'b', (b), 0, 0})
+#define AI32(v) ((Arg){'i', 0, (v), 0})
+#define AF32(v) ((Arg){'f', 0, 0, (v)})
+
+typedef struct Launch {
+	const char *file;     /* in the examples directory */
+	const char *kernel;
+	tilec_define defs[4];
+	int ndefs;
+	int num_warps;        /* 0: the kernel's own */
+	unsigned grid;
+	Arg args[16];
+	int nargs;
+	Buf *bufs;
+	int nbufs;
+} Launch;
+
+static char *read_example(const char *file)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", examples_dir, file);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = xmalloc((size_t)n + 1);
+	size_t got = fread(s, 1, (size_t)n, f);
+	s[got] = 0;
+	fclose(f);
+	return s;
+}
+
+/* Runs l on the GPU; the OUT/INOUT buffers' results land in their host arrays. */
+static bool run_gpu(Case *c, const Launch *l)
+{
+	char *src = read_example(l->file);
+	if (!src) {
+		fail(c, "cannot read %s/%s", examples_dir, l->file);
+		return false;
+	}
+	tilec_options o = {.defines = l->defs, .ndefines = l->ndefs, .num_warps = l->num_warps,
+	                   .source_name = l->file};
+	tilec_kernel *k = NULL;
+	unsigned long long dev[16] = {0};
+	bool ok = false;
+	if (tilec_compile(ctx, src, l->kernel, &o, &k) != TILEC_OK) {
+		fail(c, "compile: %s", tilec_context_error(ctx));
+		goto out;
+	}
+	for (int i = 0; i < l->nbufs; i++) {
+		const Buf *b = &l->bufs[i];
+		if (tilec_malloc(ctx, b->bytes, &dev[i]) != TILEC_OK)
+			goto cuda_error;
+		void *init = b->host;
+		if (b->mode == OUT) {
+			init = xmalloc(b->bytes);
+			memset(init, 0xFF, b->bytes);
+		}
+		tilec_status st = tilec_memcpy_htod(ctx, dev[i], init, b->bytes);
+		if (init != b->host)
+			free(init);
+		if (st != TILEC_OK)
+			goto cuda_error;
+	}
+	tilec_arg args[16];
+	for (int i = 0; i < l->nargs; i++) {
+		const Arg *a = &l->args[i];
+		args[i] = a->kind == 'b' ? tilec_ptr(dev[a->buf])
+		        : a->kind == 'i' ? tilec_i32((int32_t)a->i) : tilec_f32((float)a->f);
+	}
+	if (tilec_launch(k, l->grid, 1, 1, NULL, args, l->nargs) != TILEC_OK ||
+	    tilec_synchronize(ctx) != TILEC_OK)
+		goto cuda_error;
+	for (int i = 0; i < l->nbufs; i++)
+		if (l->bufs[i].mode != IN &&
+		    tilec_memcpy_dtoh(ctx, l->bufs[i].host, dev[i], l->bufs[i].bytes) != TILEC_OK)
+			goto cuda_error;
+	ok = true;
+	goto out;
+cuda_error:
+	fail(c, "%s", tilec_context_error(ctx));
+out:
+	for (int i = 0; i < l->nbufs; i++)
+		tilec_free(ctx, dev[i]);
+	tilec_kernel_destroy(k);
+	free(src);
+	return ok;
+}
+
+/*
+ * Runs l in the interpreter.  results[i] receives OUT/INOUT buffer i's
+ * result (malloc'ed; freed by the caller), inputs are read in place.
+ */
+static bool run_interp(Case *c, const Launch *l, void **results)
+{
+	char *src = read_example(l->file);
+	if (!src) {
+		fail(c, "cannot read %s/%s", examples_dir, l->file);
+		return false;
+	}
+	Define defs[4];
+	for (int i = 0; i < l->ndefs; i++)
+		defs[i] = (Define){.name = l->defs[i].name, .value = l->defs[i].value};
+	Compilation *comp = compilation_new(l->file, src, strlen(src));
+	CompileOptions o = {.kernel = l->kernel, .defines = defs, .ndefines = l->ndefs,
+	                    .num_warps = l->num_warps, .emit = EMIT_IR, .opt = 1};
+	bool ok = false;
+	Interp *it = NULL;
+	if (compile_kernel(comp, &o) != 0) {
+		fail(c, "interpreter compile: %s", comp->diag.out.s ? comp->diag.out.s : "failed");
+		goto out;
+	}
+	it = interp_new(comp->func, l->file);
+	uint64_t addr[16];
+	for (int i = 0; i < l->nbufs; i++) {
+		const Buf *b = &l->bufs[i];
+		void *p = b->host;
+		if (b->mode != IN) {
+			p = results[i] = xmalloc(b->bytes);
+			if (b->mode == OUT)
+				memset(p, 0xFF, b->bytes);
+			else
+				memcpy(p, b->host, b->bytes);
+		}
+		addr[i] = interp_buffer(it, p, b->bytes);
+	}
+	InterpArg args[16];
+	for (int i = 0; i < l->nargs; i++) {
+		const Arg *a = &l->args[i];
+		if (a->kind == 'b')
+			args[i].ptr = addr[a->buf];
+		else if (a->kind == 'i')
+			args[i].i = a->i;
+		else
+			args[i].f = (double)(float)a->f;
+	}
+	int grid[3] = {(int)l->grid, 1, 1};
+	if (interp_run(it, args, l->nargs, grid) != 0) {
+		fail(c, "interpreter: %s", interp_error(it));
+		goto out;
+	}
+	ok = true;
+out:
+	if (it)
+		interp_free(it);
+	compilation_free(comp);
+	free(src);
+	return ok;
+}
+
+/*
+ * Run l on the GPU (unless --interp-only) and, when `small`, in the
+ * interpreter.  *interp_res gets the interpreter's results (NULLs if it did
+ * not run).  With --interp-only the interpreter's results are copied into
+ * the host buffers, so the reference check applies to them.
+ */
+static bool run_both(Case *c, const Launch *l, bool small, void **interp_res)
+{
+	for (int i = 0; i < l->nbufs; i++)
+		interp_res[i] = NULL;
+	/* INOUT initial contents must survive the GPU run for the interpreter. */
+	void *init[16] = {0};
+	for (int i = 0; i < l->nbufs; i++)
+		if (l->bufs[i].mode == INOUT) {
+			init[i] = xmalloc(l->bufs[i].bytes);
+			memcpy(init[i], l->bufs[i].host, l->bufs[i].bytes);
+		}
+	bool ok = true;
+	if (gpu)
+		ok = run_gpu(c, l);
+	if (ok && (small || !gpu) && (use_interp || !gpu)) {
+		Launch li = *l;
+		Buf bufs[16];
+		for (int i = 0; i < l->nbufs; i++) {
+			bufs[i] = l->bufs[i];
+			if (init[i])
+				bufs[i].host = init[i];
+		}
+		li.bufs = bufs;
+		ok = run_interp(c, &li, interp_res);
+		if (ok && !gpu)
+			for (int i = 0; i < l->nbufs; i++)
+				if (interp_res[i])
+					memcpy(l->bufs[i].host, interp_res[i], l->bufs[i].bytes);
+	}
+	for (int i = 0; i < l->nbufs; i++)
+		free(init[i]);
+	return ok;
+}
+
+static void free_results(void **r, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(r[i]);
+}
+
+static void start(Case *c, const char *fmt, ...) PRINTF(2, 3);
+static void start(Case *c, const char *fmt, ...)
+{
+	memset(c, 0, sizeof *c);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->name, sizeof c->name, fmt, ap);
+	va_end(ap);
+	rng = seed * 0x9E3779B97F4A7C15ull + (uint64_t)(npassed + nfailed + 1) * 0xD1B54A32D192ED03ull;
+	if (!rng)
+		rng = 1;
+}
+
+static int next_pow2(int n)
+{
+	int p = 1;
+	while (p < n)
+		p *= 2;
+	return p;
+}
+
+static const double F32_RTOL = 1e-5, F32_ATOL = 1e-6, F16_RTOL = 1e-2, F16_ATOL = 1e-2;
+
+/* ---- the cases ---- */
+
+static void case_vector_add(int n)
+{
+	Case c;
+	start(&c, "vector_add n=%d", n);
+	float *x = xmalloc(4 * (size_t)n), *y = xmalloc(4 * (size_t)n), *out = xmalloc(4 * (size_t)n);
+	double *want = xmalloc(8 * (size_t)n);
+	fill_f32(x, (size_t)n, -10, 10);
+	fill_f32(y, (size_t)n, -10, 10);
+	for (int i = 0; i < n; i++)
+		want[i] = (double)(x[i] + y[i]); /* the f32 sum, exactly */
+	Buf bufs[] = {{x, 4 * (size_t)n, IN}, {y, 4 * (size_t)n, IN}, {out, 4 * (size_t)n, OUT}};
+	Launch l = {.file = "vector_add.tile", .kernel = "vector_add", .defs = {{"BLOCK", 1024}},
+	            .ndefs = 1, .grid = (unsigned)((n + 1023) / 1024),
+	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(n)}, .nargs = 4, .bufs = bufs, .nbufs = 3};
+	void *ir[16];
+	bool small = n <= (1 << 16);
+	if (run_both(&c, &l, small, ir)) {
+		compare(&c, "out", out, F32, want, (size_t)n, 0, 1e-30);
+		if (ir[2])
+			agree(&c, "out", out, ir[2], F32, (size_t)n, 0, 1e-30);
+	}
+	finish(&c, ir[2] != NULL && gpu);
+	free_results(ir, 3);
+	free(x), free(y), free(out), free(want);
+}
+
+static void softmax_ref(double *want, const float *x, int rows, int n, int stride)
+{
+	for (int r = 0; r < rows; r++) {
+		const float *row = x + (size_t)r * stride;
+		double m = -INFINITY, s = 0;
+		for (int i = 0; i < n; i++)
+			m = fmax(m, row[i]);
+		for (int i = 0; i < n; i++)
+			s += exp(row[i] - m);
+		for (int i = 0; i < n; i++)
+			want[(size_t)r * stride + i] = exp(row[i] - m) / s;
+	}
+}
+
+/* Compare only the n columns of each row (the rest of the stride is untouched). */
+static void compare_rows(Case *c, const char *what, const void *got, Dtype t, const double *want,
+                         int rows, int n, int stride, double rtol, double atol)
+{
+	for (int r = 0; r < rows && !c->failed; r++) {
+		size_t off = (size_t)r * stride;
+		const char *base = (const char *)got + off * (t == F32 ? 4 : 2);
+		char label[64];
+		snprintf(label, sizeof label, "%s row %d", what, r);
+		compare(c, label, base, t, want + off, (size_t)n, rtol, atol);
+	}
+}
+
+static void agree_rows(Case *c, const char *what, const void *a, const void *b, Dtype t, int rows,
+                       int n, int stride, double rtol, double atol)
+{
+	size_t es = t == F32 ? 4 : 2;
+	for (int r = 0; r < rows && !c->failed; r++) {
+		size_t off = (size_t)r * stride * es;
+		agree(c, what, (const char *)a + off, (const char *)b + off, t, (size_t)n, rtol, atol);
+	}
+}
+
+static void case_softmax(int rows, int n, int stride)
+{
+	Case c;
+	int block = next_pow2(n);
+	start(&c, "softmax rows=%d n=%d stride=%d BLOCK=%d", rows, n, stride, block);
+	size_t total = (size_t)rows * stride;
+	float *x = xmalloc(4 * total), *out = xmalloc(4 * total);
+	double *want = xmalloc(8 * total);
+	fill_f32(x, total, -4, 4);
+	softmax_ref(want, x, rows, n, stride);
+	Buf bufs[] = {{out, 4 * total, OUT}, {x, 4 * total, IN}};
+	Launch l = {.file = "softmax.tile", .kernel = "softmax", .defs = {{"BLOCK", block}}, .ndefs = 1,
+	            .grid = (unsigned)rows, .args = {ABUF(0), ABUF(1), AI32(stride), AI32(n)}, .nargs = 4,
+	            .bufs = bufs, .nbufs = 2};
+	void *ir[16];
+	if (run_both(&c, &l, true, ir)) {
+		compare_rows(&c, "out", out, F32, want, rows, n, stride, F32_RTOL, F32_ATOL);
+		if (ir[0])
+			agree_rows(&c, "out", out, ir[0], F32, rows, n, stride, F32_RTOL, F32_ATOL);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 2);
+	free(x), free(out), free(want);
+}
+
+static void case_softmax_backward(int rows, int n)
+{
+	Case c;
+	int block = next_pow2(n), stride = n;
+	start(&c, "softmax_backward rows=%d n=%d BLOCK=%d", rows, n, block);
+	size_t total = (size_t)rows * stride;
+	float *dy = xmalloc(4 * total), *y = xmalloc(4 * total), *dx = xmalloc(4 * total), *t = xmalloc(4 * total);
+	double *want = xmalloc(8 * total), *p = xmalloc(8 * total);
+	fill_f32(dy, total, -1, 1);
+	fill_f32(t, total, -4, 4);
+	softmax_ref(p, t, rows, n, stride);
+	for (size_t i = 0; i < total; i++)
+		y[i] = (float)p[i];
+	for (int r = 0; r < rows; r++) {
+		size_t o = (size_t)r * stride;
+		double s = 0;
+		for (int i = 0; i < n; i++)
+			s += (double)dy[o + i] * y[o + i];
+		for (int i = 0; i < n; i++)
+			want[o + i] = y[o + i] * (dy[o + i] - s);
+	}
+	Buf bufs[] = {{dx, 4 * total, OUT}, {dy, 4 * total, IN}, {y, 4 * total, IN}};
+	Launch l = {.file = "softmax_backward.tile", .kernel = "softmax_backward",
+	            .defs = {{"BLOCK", block}}, .ndefs = 1, .grid = (unsigned)rows,
+	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(stride), AI32(n)}, .nargs = 5,
+	            .bufs = bufs, .nbufs = 3};
+	void *ir[16];
+	if (run_both(&c, &l, true, ir)) {
+		/* dx is a difference: absolute tolerance scaled by the row's y. */
+		compare_rows(&c, "dx", dx, F32, want, rows, n, stride, F32_RTOL, 1e-6);
+		if (ir[0])
+			agree_rows(&c, "dx", dx, ir[0], F32, rows, n, stride, F32_RTOL, 1e-6);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 3);
+	free(dy), free(y), free(dx), free(t), free(want), free(p);
+}
+
+static void case_layernorm(int rows, int n)
+{
+	Case c;
+	int block = next_pow2(n), stride = n;
+	const float eps = 1e-5f;
+	start(&c, "layernorm rows=%d n=%d BLOCK=%d", rows, n, block);
+	size_t total = (size_t)rows * stride;
+	uint16_t *x = xmalloc(2 * total), *w = xmalloc(2 * (size_t)n), *b = xmalloc(2 * (size_t)n);
+	uint16_t *out = xmalloc(2 * total);
+	float *mean = xmalloc(4 * (size_t)rows), *rstd = xmalloc(4 * (size_t)rows);
+	double *want = xmalloc(8 * total), *wmean = xmalloc(8 * (size_t)rows), *wrstd = xmalloc(8 * (size_t)rows);
+	fill_f16(x, total, -2, 2);
+	fill_f16(w, (size_t)n, 0.5, 1.5);
+	fill_f16(b, (size_t)n, -0.5, 0.5);
+	for (int r = 0; r < rows; r++) {
+		const uint16_t *xr = x + (size_t)r * stride;
+		double mu = 0, var = 0;
+		for (int i = 0; i < n; i++)
+			mu += half_to_f32(xr[i]);
+		mu /= n;
+		for (int i = 0; i < n; i++)
+			var += (half_to_f32(xr[i]) - mu) * (half_to_f32(xr[i]) - mu);
+		double rs = 1 / sqrt(var / n + eps);
+		wmean[r] = mu;
+		wrstd[r] = rs;
+		for (int i = 0; i < n; i++)
+			want[(size_t)r * stride + i] = (half_to_f32(xr[i]) - mu) * rs * half_to_f32(w[i]) + half_to_f32(b[i]);
+	}
+	Buf bufs[] = {{out, 2 * total, OUT}, {mean, 4 * (size_t)rows, OUT}, {rstd, 4 * (size_t)rows, OUT},
+	              {x, 2 * total, IN}, {w, 2 * (size_t)n, IN}, {b, 2 * (size_t)n, IN}};
+	Launch l = {.file = "layernorm.tile", .kernel = "layernorm", .defs = {{"BLOCK", block}}, .ndefs = 1,
+	            .grid = (unsigned)rows,
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), AI32(stride), AI32(n), AF32(eps)},
+	            .nargs = 9, .bufs = bufs, .nbufs = 6};
+	void *ir[16];
+	if (run_both(&c, &l, true, ir)) {
+		compare(&c, "mean", mean, F32, wmean, (size_t)rows, F32_RTOL, F32_ATOL);
+		compare(&c, "rstd", rstd, F32, wrstd, (size_t)rows, F32_RTOL, F32_ATOL);
+		compare_rows(&c, "out", out, F16, want, rows, n, stride, F16_RTOL, F16_ATOL);
+		if (ir[0]) {
+			agree(&c, "mean", mean, ir[1], F32, (size_t)rows, F32_RTOL, F32_ATOL);
+			agree(&c, "rstd", rstd, ir[2], F32, (size_t)rows, F32_RTOL, F32_ATOL);
+			agree_rows(&c, "out", out, ir[0], F16, rows, n, stride, F16_RTOL, F16_ATOL);
+		}
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 6);
+	free(x), free(w), free(b), free(out), free(mean), free(rstd), free(want), free(wmean), free(wrstd);
+}
+
+/* Programs for the grid-stride mean kernels: enough to fill a GPU, never more than the blocks. */
+static int mean_programs(long long n, int block)
+{
+	long long p = (n + block - 1) / block;
+	return (int)(p < 528 ? p : 528);
+}
+
+static void case_mean(long long n, bool atomic)
+{
+	Case c;
+	start(&c, "mean_%s n=%lld", atomic ? "atomic" : "partial+final", n);
+	float *x = xmalloc(4 * (size_t)n), out = 0;
+	fill_f32(x, (size_t)n, 0, 1);
+	double s = 0;
+	for (long long i = 0; i < n; i++)
+		s += x[i];
+	float scale = (float)(1.0 / (double)n);
+	int P = mean_programs(n, 4096);
+	bool small = n <= 2000000;
+	void *ir[16] = {0};
+	if (atomic) {
+		Buf bufs[] = {{&out, 4, INOUT}, {x, 4 * (size_t)n, IN}};
+		Launch l = {.file = "mean.tile", .kernel = "mean_atomic", .defs = {{"BLOCK", 4096}}, .ndefs = 1,
+		            .grid = (unsigned)P, .args = {ABUF(0), ABUF(1), AI32((int)n), AF32(scale)},
+		            .nargs = 4, .bufs = bufs, .nbufs = 2};
+		if (run_both(&c, &l, small, ir)) {
+			/* (f32 scale: the reference uses the same rounded 1/n) */
+			double w = s * (double)scale;
+			compare(&c, "out", &out, F32, &w, 1, F32_RTOL, 0);
+			if (ir[0])
+				agree(&c, "out", &out, ir[0], F32, 1, F32_RTOL, 0);
+		}
+		finish(&c, ir[0] != NULL && gpu);
+		free_results(ir, 2);
+	} else {
+		float *partial = xmalloc(4 * (size_t)P);
+		Buf b1[] = {{partial, 4 * (size_t)P, OUT}, {x, 4 * (size_t)n, IN}};
+		Launch l1 = {.file = "mean.tile", .kernel = "mean_partial", .defs = {{"BLOCK", 4096}}, .ndefs = 1,
+		             .grid = (unsigned)P, .args = {ABUF(0), ABUF(1), AI32((int)n)}, .nargs = 3,
+		             .bufs = b1, .nbufs = 2};
+		Buf b2[] = {{&out, 4, OUT}, {partial, 4 * (size_t)P, IN}};
+		Launch l2 = {.file = "mean.tile", .kernel = "mean_final", .defs = {{"BLOCK", 1024}}, .ndefs = 1,
+		             .grid = 1, .args = {ABUF(0), ABUF(1), AI32(P), AF32(scale)}, .nargs = 4,
+		             .bufs = b2, .nbufs = 2};
+		void *ir2[16] = {0};
+		/* The second stage runs on the first stage's GPU result, in both. */
+		if (run_both(&c, &l1, small, ir) && run_both(&c, &l2, small, ir2)) {
+			double w = s * (double)scale;
+			compare(&c, "out", &out, F32, &w, 1, F32_RTOL, 0);
+			if (ir[0])
+				agree(&c, "partial", partial, ir[0], F32, (size_t)P, F32_RTOL, 1e-3);
+			if (ir2[0])
+				agree(&c, "out", &out, ir2[0], F32, 1, F32_RTOL, 0);
+		}
+		finish(&c, ir2[0] != NULL && gpu);
+		free_results(ir, 2);
+		free_results(ir2, 2);
+		free(partial);
+	}
+	free(x);
+}
+
+static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm, int bn, int bk, int warps)
+{
+	Case c;
+	bool relu = strcmp(kernel, "matmul_relu") == 0;
+	start(&c, "%s M=%d N=%d K=%d%s BM=%d BN=%d BK=%d warps=%d", kernel, M, N, K, bt ? " B^T" : "",
+	      bm, bn, bk, warps ? warps : 8);
+	uint16_t *a = xmalloc(2 * (size_t)M * K), *b = xmalloc(2 * (size_t)K * N), *cm = xmalloc(2 * (size_t)M * N);
+	double *want = xmalloc(8 * (size_t)M * N);
+	fill_f16(a, (size_t)M * K, -1, 1);
+	fill_f16(b, (size_t)K * N, -1, 1);
+	/* B is K x N row-major, or (bt) stored as N x K row-major and read transposed. */
+	int sbk = bt ? 1 : N, sbn = bt ? K : 1;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double s = 0;
+			for (int k = 0; k < K; k++)
+				s += (double)half_to_f32(a[(size_t)i * K + k]) * half_to_f32(b[(size_t)k * sbk + (size_t)j * sbn]);
+			want[(size_t)i * N + j] = relu && s < 0 ? 0 : s;
+		}
+	Buf bufs[] = {{cm, 2 * (size_t)M * N, OUT}, {a, 2 * (size_t)M * K, IN}, {b, 2 * (size_t)K * N, IN}};
+	unsigned grid = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn));
+	Launch l = {.file = relu ? "matmul_relu.tile" : "matmul.tile", .kernel = kernel,
+	            .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}}, .ndefs = 3, .num_warps = warps, .grid = grid,
+	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(M), AI32(N), AI32(K), AI32(K), AI32(1),
+	                     AI32(sbk), AI32(sbn), AI32(N), AI32(1)},
+	            .nargs = 12, .bufs = bufs, .nbufs = 3};
+	void *ir[16];
+	if (run_both(&c, &l, true, ir)) {
+		compare(&c, "c", cm, F16, want, (size_t)M * N, F16_RTOL, F16_ATOL);
+		if (ir[0])
+			agree(&c, "c", cm, ir[0], F16, (size_t)M * N, F16_RTOL, F16_ATOL);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 3);
+	free(a), free(b), free(cm), free(want);
+}
+
+/* The API around launches: signature, argument errors, compile errors, the cache. */
+static void case_api(void)
+{
+	Case c;
+	start(&c, "api: signature, bad arguments, compile errors, cache");
+	char *src = read_example("softmax.tile");
+	tilec_kernel *k = NULL, *k2 = NULL;
+	tilec_define d[] = {{"BLOCK", 128}};
+	tilec_options o = {.defines = d, .ndefines = 1, .source_name = "softmax.tile"};
+	if (!src || tilec_compile(ctx, src, "softmax", &o, &k) != TILEC_OK) {
+		fail(&c, "compile: %s", src ? tilec_context_error(ctx) : "cannot read softmax.tile");
+		goto out;
+	}
+	if (tilec_kernel_num_params(k) != 4 || tilec_kernel_param_kind(k, 0) != TILEC_ARG_PTR ||
+	    tilec_kernel_param_kind(k, 3) != TILEC_ARG_I32)
+		fail(&c, "signature: %d params", tilec_kernel_num_params(k));
+	unsigned long long buf = 0;
+	if (tilec_malloc(ctx, 4096, &buf) != TILEC_OK) {
+		fail(&c, "%s", tilec_context_error(ctx));
+		goto out;
+	}
+	tilec_arg bad[] = {tilec_ptr(buf), tilec_ptr(buf), tilec_i32(128), tilec_f32(1)};
+	if (tilec_launch(k, 1, 1, 1, NULL, bad, 4) != TILEC_ERROR_ARGS ||
+	    !strstr(tilec_context_error(ctx), "argument 4 of 'softmax' ('n') is i32, got f32"))
+		fail(&c, "wrong kind: \"%s\"", tilec_context_error(ctx));
+	if (tilec_launch(k, 1, 1, 1, NULL, bad, 3) != TILEC_ERROR_ARGS)
+		fail(&c, "wrong count accepted");
+	bad[0] = tilec_ptr(buf + 4);
+	bad[3] = tilec_i32(100);
+	if (tilec_launch(k, 1, 1, 1, NULL, bad, 4) != TILEC_ERROR_ARGS)
+		fail(&c, "misaligned pointer accepted");
+	bad[0] = tilec_ptr(buf);
+	if (tilec_launch(k, 0, 1, 1, NULL, bad, 4) != TILEC_OK)
+		fail(&c, "empty grid: %s", tilec_context_error(ctx));
+	if (tilec_launch(k, 2, 1, 1, NULL, bad, 4) != TILEC_OK || tilec_synchronize(ctx) != TILEC_OK)
+		fail(&c, "launch: %s", tilec_context_error(ctx));
+	double ms[4];
+	tilec_kernel_compile_times(k, ms);
+	if (!(ms[0] > 0 && ms[2] > 0 && ms[3] > 0))
+		fail(&c, "compile times %.3f %.3f %.3f %.3f ms", ms[0], ms[1], ms[2], ms[3]);
+	/* The same source and options again: from the cache, so fast. */
+	double t0 = (double)clock() / CLOCKS_PER_SEC;
+	if (tilec_compile(ctx, src, "softmax", &o, &k2) != TILEC_OK)
+		fail(&c, "second compile: %s", tilec_context_error(ctx));
+	double dt = (double)clock() / CLOCKS_PER_SEC - t0;
+	if (dt > 0.5 * (ms[0] + ms[1] + ms[2]) / 1e3 && dt > 1e-3)
+		fail(&c, "second compile took %.3f ms: the cache missed", dt * 1e3);
+	tilec_kernel *k3 = NULL;
+	tilec_options ob = {.source_name = "broken.tile"};
+	if (tilec_compile(ctx, "kernel k(x: *f32) {\n    store(x, y);\n}\n", NULL, &ob, &k3) != TILEC_ERROR_COMPILE ||
+	    !strstr(tilec_context_error(ctx), "broken.tile:2:14: error:"))
+		fail(&c, "compile error: \"%s\"", tilec_context_error(ctx));
+	tilec_kernel_destroy(k3);
+	tilec_free(ctx, buf);
+out:
+	finish(&c, false);
+	tilec_kernel_destroy(k);
+	tilec_kernel_destroy(k2);
+	free(src);
+}
+
+/* ---- driver ---- */
+
+static bool exists(const char *dir)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/vector_add.tile", dir);
+	FILE *f = fopen(path, "rb");
+	if (f)
+		fclose(f);
+	return f != NULL;
+}
+
+/* The examples: --examples, $TILEC_EXAMPLES, or dsl_examples/ near here or the program. */
+static const char *find_examples(const char *argv0)
+{
+	static char buf[1024];
+	const char *env = getenv("TILEC_EXAMPLES");
+	if (env && exists(env))
+		return env;
+	const char *rel[] = {"dsl_examples", "../dsl_examples", "../../dsl_examples", "../../../dsl_examples"};
+	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+		if (exists(rel[i]))
+			return rel[i];
+	const char *slash = strrchr(argv0, '/');
+	if (slash) {
+		for (size_t i = 1; i < sizeof rel / sizeof rel[0]; i++) {
+			snprintf(buf, sizeof buf, "%.*s/%s", (int)(slash - argv0), argv0, rel[i]);
+			if (exists(buf))
+				return buf;
+		}
+	}
+#ifdef TILEC_SOURCE_DIR
+	if (exists(TILEC_SOURCE_DIR "/dsl_examples"))
+		return TILEC_SOURCE_DIR "/dsl_examples";
+#endif
+	return NULL;
+}
+
+static void run_all(void)
+{
+	if (gpu)
+		case_api();
+	int va[] = {1, 1000, 4096, 1 << 20, (1 << 20) + 3};
+	for (size_t i = 0; i < sizeof va / sizeof va[0]; i++)
+		if (large || va[i] < (1 << 20))
+			case_vector_add(va[i]);
+
+	int sn[] = {1, 100, 781, 1024, 4000};
+	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
+		case_softmax(37, sn[i], sn[i]);
+	case_softmax(5, 781, 800);   /* padded rows: stride is a multiple of 16, n is not */
+	case_softmax(1, 4096, 4096);
+
+	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
+		case_softmax_backward(13, sn[i]);
+	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
+		case_layernorm(7, sn[i]);
+
+	long long mn[] = {1, 1000, 1000007, 100000000};
+	for (size_t i = 0; i < sizeof mn / sizeof mn[0]; i++)
+		if (large || mn[i] < 10000000) {
+			case_mean(mn[i], true);
+			case_mean(mn[i], false);
+		}
+
+	const char *mk[] = {"matmul", "matmul_relu"};
+	for (int r = 0; r < 2; r++) {
+		case_matmul(mk[r], 64, 64, 64, false, 128, 128, 32, 0);
+		case_matmul(mk[r], 100, 70, 50, false, 128, 128, 32, 0);
+		case_matmul(mk[r], 256, 192, 96, true, 128, 128, 32, 0);
+		case_matmul(mk[r], 70, 50, 40, false, 32, 32, 16, 4);
+	}
+	case_matmul("matmul", 33, 17, 5, true, 64, 64, 32, 4);
+	case_matmul("matmul", 128, 256, 64, false, 64, 128, 32, 4);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--no-large") == 0)
+			large = false;
+		else if (strcmp(argv[i], "--no-interp") == 0)
+			use_interp = false;
+		else if (strcmp(argv[i], "--interp-only") == 0)
+			gpu = false, large = false;
+		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (strcmp(argv[i], "--examples") == 0 && i + 1 < argc)
+			dir = argv[++i];
+		else {
+			fprintf(stderr, "usage: gpu_test [--no-large] [--no-interp] [--interp-only] [--seed N] [--examples DIR]\n");
+			return 2;
+		}
+	}
+	examples_dir = dir ? dir : find_examples(argv[0]);
+	if (!examples_dir) {
+		fprintf(stderr, "gpu_test: cannot find dsl_examples/ (give --examples DIR)\n");
+		return 2;
+	}
+	if (gpu && tilec_context_create(0, &ctx) != TILEC_OK) {
+		fprintf(stderr, "gpu_test: no GPU: %s\n", tilec_context_error(ctx));
+		tilec_context_destroy(ctx);
+		return 1;
+	}
+	printf("gpu_test: examples in %s, seed %llu%s%s\n", examples_dir, (unsigned long long)seed,
+	       large ? "" : ", no large cases", gpu ? "" : ", interpreter only");
+	run_all();
+	tilec_context_destroy(ctx);
+	printf("%d passed, %d failed\n", npassed, nfailed);
+	return nfailed ? 1 : 0;
+}

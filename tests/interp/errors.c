@@ -1,0 +1,113 @@
+/*
+ * errors.c: the interpreter's run-time errors.  An unmasked out-of-bounds
+ * load or store returns -1 with a message naming the .tile line:col, the
+ * lane, the program and the buffer; a masked load at the buffer's edge
+ * touches nothing and reads `other`; a `for` whose step is not positive is
+ * an error naming its line.  Each case runs at opt 0 and opt 1.
+ */
+#include "run.h"
+
+/* program 1 reads rows at x[16], x[24], x[32], x[40]; x holds 38 floats, so row 3 is 8 bytes past the end */
+static const char *oob_load =
+	"kernel oob(x: *f32, out: *f32, BLOCK: const i32 = 4) {\n"
+	"    let r = arange(0, BLOCK);\n"
+	"    let p = x + program_id(0) * 16 + r[:, None] * 8 + r[None, :];\n"
+	"    store(out + r[:, None] * 4 + r[None, :], load(p));\n"
+	"}\n";
+
+static void test_oob_load(int opt)
+{
+	float x[38] = {0}, out[16];
+	KArg a[] = {kbuf(x, sizeof x), kbuf(out, sizeof out)};
+	int rc = run_text("oob.tile", oob_load, NULL, NULL, 0, opt, a, 2, 3, 1, 1);
+	const char *want = "oob.tile:4:46: error: out-of-bounds load of f32 at element [3, 0] in program (1, 0, 0): "
+			   "address is 8 bytes past the end of buffer 0 (152 bytes)";
+	CHECK(rc == -1, "oob load (opt %d): rc %d", opt, rc);
+	CHECK(strcmp(run_error, want) == 0, "oob load (opt %d):\n got: %s\nwant: %s", opt, run_error, want);
+}
+
+/* store one element before out */
+static const char *oob_store =
+	"kernel before(x: *f32, out: *f32) {\n"
+	"    store(out - 1, load(x));\n"
+	"}\n";
+
+static void test_oob_store(int opt)
+{
+	float x[4] = {1, 2, 3, 4}, out[4];
+	KArg a[] = {kbuf(x, sizeof x), kbuf(out, sizeof out)};
+	int rc = run_text("before.tile", oob_store, NULL, NULL, 0, opt, a, 2, 1, 1, 1);
+	const char *want = "before.tile:2:5: error: out-of-bounds store of f32 in program (0, 0, 0): "
+			   "address is 4 bytes before the start of buffer 1 (16 bytes)";
+	CHECK(rc == -1, "oob store (opt %d): rc %d", opt, rc);
+	CHECK(strcmp(run_error, want) == 0, "oob store (opt %d):\n got: %s\nwant: %s", opt, run_error, want);
+}
+
+/* the mask stops exactly at the end of x; masked lanes read 7 */
+static const char *edge =
+	"kernel edge(x: *f32, out: *f32, n: i32, BLOCK: const i32 = 16) {\n"
+	"    let offs = arange(0, BLOCK);\n"
+	"    store(out + offs, load(x + offs, offs < n, 7.0));\n"
+	"}\n";
+
+static void test_masked_edge(int opt)
+{
+	for (int n = 0; n <= 16; n += 5) {
+		float *x = malloc((size_t)(n ? n : 1) * 4), out[16];
+		for (int i = 0; i < n; i++)
+			x[i] = (float)i + 0.5f;
+		ref_poison_f32(out, 16);
+		KArg a[] = {kbuf(x, (size_t)n * 4), kbuf(out, sizeof out), kint(n)};
+		int rc = run_text("edge.tile", edge, NULL, NULL, 0, opt, a, 3, 1, 1, 1);
+		if (CHECK(rc == 0, "masked edge n=%d (opt %d): %s", n, opt, run_error))
+			for (int i = 0; i < 16; i++)
+				CHECK(out[i] == (i < n ? (float)i + 0.5f : 7.0f), "masked edge n=%d: out[%d] = %g", n, i,
+				      out[i]);
+		free(x);
+	}
+}
+
+static const char *loop =
+	"kernel loop(out: *i32, lo: i32, hi: i32, step: i32) {\n"
+	"    var acc = 0;\n"
+	"    for i in range(lo, hi, step) {\n"
+	"        acc += i;\n"
+	"    }\n"
+	"    store(out, acc);\n"
+	"}\n";
+
+static int run_loop(int opt, int lo, int hi, int step, int32_t *out)
+{
+	*out = REF_POISON_INT;
+	KArg a[] = {kbuf(out, 4), kint(lo), kint(hi), kint(step)};
+	return run_text("loop.tile", loop, NULL, NULL, 0, opt, a, 4, 1, 1, 1);
+}
+
+static void test_loop_step(int opt)
+{
+	int32_t out;
+	int rc = run_loop(opt, 0, 10, 3, &out);
+	CHECK(rc == 0 && out == 0 + 3 + 6 + 9, "range(0, 10, 3): rc %d, sum %d", rc, out);
+	rc = run_loop(opt, 5, 5, 1, &out);
+	CHECK(rc == 0 && out == 0, "range(5, 5, 1): rc %d, sum %d", rc, out);
+	rc = run_loop(opt, 4, 0, -1, &out);
+	CHECK(rc == 0 && out == 0, "range(4, 0, -1) runs no iteration: rc %d, sum %d", rc, out);
+	rc = run_loop(opt, 2147483640, 2147483647, 4, &out);
+	CHECK(rc == 0 && out == (int32_t)(2147483640u + 2147483644u), "range near INT_MAX: rc %d, sum %d", rc, out);
+	rc = run_loop(opt, 0, 10, 0, &out);
+	const char *want = "loop.tile:3:5: error: for loop step is 0, not positive in program (0, 0, 0)";
+	CHECK(rc == -1 && strcmp(run_error, want) == 0, "range(0, 10, 0) (opt %d): rc %d\n got: %s\nwant: %s", opt, rc,
+	      run_error, want);
+	CHECK(out == REF_POISON_INT, "range(0, 10, 0) stored %d", out);
+}
+
+int main(void)
+{
+	for (int opt = 0; opt < 2; opt++) {
+		test_oob_load(opt);
+		test_oob_store(opt);
+		test_masked_edge(opt);
+		test_loop_step(opt);
+	}
+	return report("errors");
+}

@@ -1,0 +1,168 @@
+/*
+ * run.h: what the interpreter tests share.  A test compiles a kernel to IR
+ * (compile_kernel with EMIT_IR, at opt 0 or 1), registers host buffers,
+ * runs the grid in the interpreter and compares with a C reference from
+ * ../util/ref.h.  Tests run from the source root (ctest's working directory),
+ * so example paths are "dsl_examples/NAME.tile".
+ *
+ * A failed check prints where and what; main() returns report(), which
+ * prints a one-line summary and is 1 after any failure.
+ */
+#ifndef TILEC_TEST_INTERP_RUN_H
+#define TILEC_TEST_INTERP_RUN_H
+
+#include "compile.h"
+#include "interp.h"
+
+#include "../util/ref.h"
+
+/* A kernel argument: a buffer (host != NULL), an integer or a float; which
+ * field is used follows the kernel parameter's type. */
+typedef struct KArg {
+	void *host;
+	size_t bytes;
+	int64_t i;
+	double f;
+} KArg;
+
+static inline KArg kbuf(void *p, size_t bytes) { KArg a = {p, bytes, 0, 0}; return a; }
+static inline KArg kint(int64_t v) { KArg a = {NULL, 0, v, 0}; return a; }
+static inline KArg kfloat(double v) { KArg a = {NULL, 0, 0, v}; return a; }
+
+static int nchecks, nfail;
+
+#define CHECK(c, ...) check_((c), __FILE__, __LINE__, __VA_ARGS__)
+static inline bool check_(bool ok, const char *file, int line, const char *fmt, ...) PRINTF(4, 5);
+static inline bool check_(bool ok, const char *file, int line, const char *fmt, ...)
+{
+	nchecks++;
+	if (!ok) {
+		va_list ap;
+		nfail++;
+		fprintf(stderr, "%s:%d: check failed: ", file, line);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	return ok;
+}
+
+static inline int report(const char *name)
+{
+	printf("%s: %d checks, %d failed\n", name, nchecks, nfail);
+	return nfail ? 1 : 0;
+}
+
+/* The last run's interpreter error, or "". */
+static char run_error[1024];
+
+/*
+ * Compile kernel `kernel` of source `text` (diagnostic name `name`) with the
+ * defines, at level opt, and run it on the grid.  Returns interp_run's
+ * result; a compile error is a failed check and returns -2.
+ */
+static inline int run_text(const char *name, const char *text, const char *kernel, const Define *defs, int ndefs,
+			   int opt, const KArg *args, int nargs, int gx, int gy, int gz)
+{
+	Compilation *c = compilation_new(name, text, strlen(text));
+	CompileOptions o = {0};
+	o.kernel = kernel;
+	o.defines = defs;
+	o.ndefines = ndefs;
+	o.emit = EMIT_IR;
+	o.opt = opt;
+	o.nowarn = true;
+	run_error[0] = 0;
+	if (compile_kernel(c, &o) != 0 || !c->func) {
+		CHECK(false, "%s: kernel %s does not compile:\n%s", name, kernel ? kernel : "(first)",
+		      c->diag.out.s ? c->diag.out.s : "");
+		compilation_free(c);
+		return -2;
+	}
+	Func *f = c->func;
+	Interp *it = interp_new(f, name);
+	InterpArg ia[32];
+	int rc = -2;
+	if (!CHECK(nargs == f->entry->nargs && nargs <= 32, "%s: %d arguments for %d parameters", name, nargs,
+		   f->entry->nargs))
+		goto out;
+	for (int i = 0; i < nargs; i++) {
+		int e = vtype(f, f->entry->args[i]).elem;
+		if (e == TY_PTR)
+			ia[i].ptr = interp_buffer(it, args[i].host, args[i].bytes);
+		else if (e == TY_F16 || e == TY_BF16 || e == TY_F32 || e == TY_F64)
+			ia[i].f = args[i].f;
+		else
+			ia[i].i = args[i].i;
+	}
+	int grid[3] = {gx, gy, gz};
+	rc = interp_run(it, ia, nargs, grid);
+	if (rc != 0)
+		snprintf(run_error, sizeof run_error, "%s", interp_error(it));
+out:
+	interp_free(it);
+	compilation_free(c);
+	return rc;
+}
+
+static inline int run_file(const char *path, const char *kernel, const Define *defs, int ndefs, int opt,
+			   const KArg *args, int nargs, int gx, int gy, int gz)
+{
+	char *text = ref_read_file(path, NULL);
+	int rc = run_text(path, text, kernel, defs, ndefs, opt, args, nargs, gx, gy, gz);
+	free(text);
+	return rc;
+}
+
+/* run_file that must succeed */
+static inline bool run_ok(const char *path, const char *kernel, const Define *defs, int ndefs, int opt,
+			  const KArg *args, int nargs, int gx, int gy, int gz)
+{
+	int rc = run_file(path, kernel, defs, ndefs, opt, args, nargs, gx, gy, gz);
+	return CHECK(rc == 0, "%s (opt %d) failed to run: %s", path, opt, run_error);
+}
+
+static inline int next_pow2(int n)
+{
+	int p = 1;
+	while (p < n)
+		p *= 2;
+	return p;
+}
+
+static inline int cdiv(int a, int b)
+{
+	return (a + b - 1) / b;
+}
+
+/* Checks n floats against a double reference; the label names the case. */
+static inline void check_f32(const char *label, const float *got, const double *want, size_t n, double rtol,
+			     double atol)
+{
+	double *g = malloc(n * sizeof *g);
+	for (size_t i = 0; i < n; i++)
+		g[i] = got[i];
+	size_t bad = ref_check(label, g, want, n, rtol, atol);
+	CHECK(bad == 0, "%s: %zu of %zu values off", label, bad, n);
+	free(g);
+}
+
+static inline void check_f16(const char *label, const uint16_t *got, const double *want, size_t n, double rtol,
+			     double atol)
+{
+	double *g = malloc(n * sizeof *g);
+	for (size_t i = 0; i < n; i++)
+		g[i] = ref_f16_to_f32(got[i]);
+	size_t bad = ref_check(label, g, want, n, rtol, atol);
+	CHECK(bad == 0, "%s: %zu of %zu values off", label, bad, n);
+	free(g);
+}
+
+/* opt 0 and opt 1 outputs must be bit-identical */
+static inline void check_same(const char *label, const void *a, const void *b, size_t bytes)
+{
+	CHECK(memcmp(a, b, bytes) == 0, "%s: outputs at opt 0 and opt 1 differ", label);
+}
+
+#endif

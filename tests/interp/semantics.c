@@ -1,0 +1,159 @@
+/*
+ * semantics.c: the interpreter's arithmetic, where it must match the GPU
+ * bit for bit or where it defines what the GPU leaves open: C division and
+ * remainder, division by zero giving 0, i32 wrap-around, saturating
+ * float-to-int casts (NaN -> 0), NaN-propagating maximum, f16 rounded after
+ * every op (round to nearest even), bf16 storage, reductions with argmax's
+ * first index; if/else in a loop and atomic_add's old value.  Runs at opt 0
+ * and opt 1, which must agree.
+ */
+#include "run.h"
+
+static const char *ints =
+	"kernel ints(o: *i32, a: i32, b: i32, z: i32, f: f32, g: f32) {\n"
+	"    store(o + 0, a / b);\n"
+	"    store(o + 1, a % b);\n"
+	"    store(o + 2, a / z);\n"
+	"    store(o + 3, a % z);\n"
+	"    store(o + 4, 2147483647 + (b - 1));\n"
+	"    store(o + 5, cast(f * 1e10, i32));\n"
+	"    store(o + 6, cast(-f * 1e10, i32));\n"
+	"    store(o + 7, cast(g, i32));\n"
+	"    store(o + 8, cast(-2.75 * f, i32));\n"
+	"    store(o + 9, a >> 1);\n"
+	"    store(o + 10, (a * 65536) * 65536);\n"
+	"}\n";
+
+static void test_ints(int opt, int32_t *o)
+{
+	/* a = -7, b = 2, z = 0, f = 1, g = NaN */
+	int32_t want[] = {-3, -1, 0, 0, INT32_MIN, INT32_MAX, INT32_MIN, 0, -2, -4, 0};
+	for (int i = 0; i < 11; i++)
+		o[i] = REF_POISON_INT;
+	KArg a[] = {kbuf(o, 11 * 4), kint(-7), kint(2), kint(0), kfloat(1.0), kfloat(NAN)};
+	if (!CHECK(run_text("ints.tile", ints, NULL, NULL, 0, opt, a, 6, 1, 1, 1) == 0, "ints: %s", run_error))
+		return;
+	for (int i = 0; i < 11; i++)
+		CHECK(o[i] == want[i], "ints (opt %d): line %d stored %d, want %d", opt, i + 2, o[i], want[i]);
+}
+
+/* h = 1 (f16); e = 2^-11 is half an f16 ulp at 1, so h + e ties to even (1.0) at every step */
+static const char *halfs =
+	"kernel halfs(o: *f16, ob: *bf16, of: *f32, f: f32, g: f32) {\n"
+	"    let h = cast(f, f16);\n"
+	"    let e = cast(f * 0.00048828125, f16);\n"
+	"    store(o + 0, (h + e) + e);\n"
+	"    store(o + 1, cast((f + 0.00048828125) + 0.00048828125, f16));\n"
+	"    store(o + 2, cast(f * 70000.0, f16));\n"
+	"    store(o + 3, h / cast(f * 3.0, f16));\n"
+	"    store(ob + 0, cast(f * 1.00390625, bf16));\n"
+	"    store(ob + 1, cast(f * 1.01171875, bf16));\n"
+	"    store(of + 0, maximum(g, f));\n"
+	"    store(of + 1, minimum(f, g));\n"
+	"    store(of + 2, maximum(f, -f));\n"
+	"}\n";
+
+static void test_halfs(int opt, uint16_t *o, uint16_t *ob, float *of)
+{
+	uint16_t want[] = {0x3c00, 0x3c01, 0x7c00, 0x3555};
+	uint16_t wantb[] = {0x3f80, 0x3f82};
+	ref_poison_f16(o, 4);
+	ref_poison_f16(ob, 2);
+	ref_poison_f32(of, 3);
+	KArg a[] = {kbuf(o, 8), kbuf(ob, 4), kbuf(of, 12), kfloat(1.0), kfloat(NAN)};
+	if (!CHECK(run_text("halfs.tile", halfs, NULL, NULL, 0, opt, a, 5, 1, 1, 1) == 0, "halfs: %s", run_error))
+		return;
+	for (int i = 0; i < 4; i++)
+		CHECK(o[i] == want[i], "halfs (opt %d): f16 %d is 0x%04x, want 0x%04x", opt, i, o[i], want[i]);
+	for (int i = 0; i < 2; i++)
+		CHECK(ob[i] == wantb[i], "halfs (opt %d): bf16 %d is 0x%04x, want 0x%04x", opt, i, ob[i], wantb[i]);
+	CHECK(isnan(of[0]) && isnan(of[1]), "maximum/minimum with NaN: %g %g", of[0], of[1]);
+	CHECK(of[2] == 1.0f, "maximum(1, -1) = %g", of[2]);
+}
+
+/* argmax/argmin give the first index of the extreme; max/min/sum over both axes */
+static const char *reduce =
+	"kernel reduce(o: *i32, of: *f32, x: *f32) {\n"
+	"    let r = arange(0, 4);\n"
+	"    let c = arange(0, 8);\n"
+	"    let t = load(x + r[:, None] * 8 + c[None, :]);\n"
+	"    store(o + r, argmax(t, 1));\n"
+	"    store(o + 4 + c, argmin(t, 0));\n"
+	"    store(of + r, max(t, 1));\n"
+	"    store(of + 4 + c, sum(t, 0));\n"
+	"}\n";
+
+static void test_reduce(int opt, int32_t *o, float *of)
+{
+	float x[32];
+	for (int i = 0; i < 32; i++)
+		x[i] = (float)((i * 7) % 5);   /* rows repeat values, so ties happen */
+	ref_poison_bytes(o, 12 * 4);
+	ref_poison_f32(of, 12);
+	KArg a[] = {kbuf(o, 12 * 4), kbuf(of, 12 * 4), kbuf(x, sizeof x)};
+	if (!CHECK(run_text("reduce.tile", reduce, NULL, NULL, 0, opt, a, 3, 1, 1, 1) == 0, "reduce: %s", run_error))
+		return;
+	for (int r = 0; r < 4; r++) {
+		int best = 0;
+		for (int c = 1; c < 8; c++)
+			best = x[r * 8 + c] > x[r * 8 + best] ? c : best;
+		CHECK(o[r] == best, "argmax row %d = %d, want %d", r, o[r], best);
+		float m = x[r * 8];
+		for (int c = 1; c < 8; c++)
+			m = fmaxf(m, x[r * 8 + c]);
+		CHECK(of[r] == m, "max row %d = %g, want %g", r, of[r], m);
+	}
+	for (int c = 0; c < 8; c++) {
+		int best = 0;
+		float s = 0;
+		for (int r = 0; r < 4; r++) {
+			best = x[r * 8 + c] < x[best * 8 + c] ? r : best;
+			s += x[r * 8 + c];
+		}
+		CHECK(o[4 + c] == best, "argmin column %d = %d, want %d", c, o[4 + c], best);
+		CHECK(of[4 + c] == s, "sum column %d = %g, want %g", c, of[4 + c], s);
+	}
+}
+
+/* if/else inside a loop, loop-carried values, atomic_add returning the old value */
+static const char *flow =
+	"kernel flow(o: *i32, n: i32) {\n"
+	"    var even = 0;\n"
+	"    var odd = 0;\n"
+	"    for i in range(0, n) {\n"
+	"        if i % 2 == 1 { odd += i; } else { even += i; }\n"
+	"    }\n"
+	"    let old = atomic_add(o + 2, even);\n"
+	"    store(o, even);\n"
+	"    store(o + 1, odd);\n"
+	"    store(o + 3, old);\n"
+	"}\n";
+
+static void test_flow(int opt)
+{
+	int32_t o[4] = {REF_POISON_INT, REF_POISON_INT, 5, REF_POISON_INT};
+	KArg a[] = {kbuf(o, sizeof o), kint(10)};
+	if (!CHECK(run_text("flow.tile", flow, NULL, NULL, 0, opt, a, 2, 1, 1, 1) == 0, "flow: %s", run_error))
+		return;
+	CHECK(o[0] == 20 && o[1] == 25 && o[2] == 25 && o[3] == 5, "flow (opt %d): %d %d %d %d, want 20 25 25 5", opt,
+	      o[0], o[1], o[2], o[3]);
+}
+
+int main(void)
+{
+	int32_t oi[2][11], ori[2][12];
+	uint16_t oh[2][4], ob[2][2];
+	float of[2][3], orf[2][12];
+	for (int opt = 0; opt < 2; opt++) {
+		test_ints(opt, oi[opt]);
+		test_halfs(opt, oh[opt], ob[opt], of[opt]);
+		test_reduce(opt, ori[opt], orf[opt]);
+		test_flow(opt);
+	}
+	check_same("ints", oi[0], oi[1], sizeof oi[0]);
+	check_same("halfs", oh[0], oh[1], sizeof oh[0]);
+	check_same("bf16", ob[0], ob[1], sizeof ob[0]);
+	check_same("reduce", ori[0], ori[1], sizeof ori[0]);
+	check_same("reduce f32", orf[0], orf[1], sizeof orf[0]);
+	return report("semantics");
+}

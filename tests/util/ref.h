@@ -1,0 +1,216 @@
+/*
+ * ref.h: host-side helpers for tests that check kernels against plain C
+ * references (the interpreter tests and the GPU tests).
+ *
+ *   - a fixed-seed xorshift64* generator, so every run sees the same inputs;
+ *   - f16 and bf16 conversions with round-to-nearest-even, done on the bits
+ *     (no compiler support for _Float16 needed);
+ *   - poisoning of outputs (NaN patterns for floats, 0xDEADBEEF for
+ *     integers) so a lane the kernel forgot to write is caught, and a
+ *     lane it should not have written is caught too (its poison changed);
+ *   - closeness checks: |got - want| <= atol + rtol * |want|, NaN fails.
+ *
+ * Header only: every function is static inline.
+ */
+#ifndef TILEC_TEST_REF_H
+#define TILEC_TEST_REF_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- random numbers: xorshift64* (Vigna, "An experimental exploration of
+ * Marsaglia's xorshift generators, scrambled", 2016) ---- */
+
+typedef struct RefRng {
+	uint64_t s;
+} RefRng;
+
+static inline RefRng ref_rng(uint64_t seed)
+{
+	RefRng r = {seed * 0x9E3779B97F4A7C15ull + 1};
+	return r;
+}
+
+static inline uint64_t ref_next(RefRng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545F4914F6CDD1Dull;
+}
+
+/* uniform in [lo, hi) */
+static inline double ref_uniform(RefRng *r, double lo, double hi)
+{
+	return lo + (hi - lo) * (double)(ref_next(r) >> 11) * 0x1p-53;
+}
+
+/* ---- f16 / bf16 ---- */
+
+static inline uint32_t ref_f32_bits(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	return x;
+}
+
+static inline float ref_bits_f32(uint32_t x)
+{
+	float f;
+	memcpy(&f, &x, 4);
+	return f;
+}
+
+/* f32 -> IEEE half, round to nearest even; overflow gives inf, NaN stays NaN. */
+static inline uint16_t ref_f32_to_f16(float f)
+{
+	uint32_t x = ref_f32_bits(f), ax = x & 0x7fffffffu;
+	uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+	if (ax > 0x7f800000u)
+		return sign | 0x7e00u;
+	if (ax >= 0x477ff000u)             /* >= 65520: rounds to inf */
+		return sign | 0x7c00u;
+	if (ax < 0x38800000u) {            /* below 2^-14: subnormal half or 0 */
+		if (ax < 0x33000000u)      /* below 2^-25 (2^-25 itself ties to 0) */
+			return sign;
+		uint32_t m = (ax & 0x7fffffu) | 0x800000u;
+		int shift = 126 - (int)(ax >> 23);   /* value / 2^-24 = m >> shift */
+		uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+		if (rem > half || (rem == half && (q & 1)))
+			q++;
+		return (uint16_t)(sign | q);
+	}
+	uint32_t q = (ax - 0x38000000u) >> 13, rem = ax & 0x1fffu;  /* rebias 127 -> 15 */
+	if (rem > 0x1000u || (rem == 0x1000u && (q & 1)))
+		q++;
+	return (uint16_t)(sign | q);
+}
+
+static inline float ref_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 31, m = h & 1023u;
+	if (e == 0)
+		return ref_bits_f32(ref_f32_bits(ldexpf((float)m, -24)) | sign);
+	if (e == 31)
+		return ref_bits_f32(sign | 0x7f800000u | (m << 13));
+	return ref_bits_f32(sign | ((e + 112) << 23) | (m << 13));
+}
+
+static inline uint16_t ref_f32_to_bf16(float f)
+{
+	uint32_t x = ref_f32_bits(f);
+	if ((x & 0x7fffffffu) > 0x7f800000u)
+		return (uint16_t)((x >> 16) | 0x40u);
+	return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1)) >> 16);
+}
+
+static inline float ref_bf16_to_f32(uint16_t h)
+{
+	return ref_bits_f32((uint32_t)h << 16);
+}
+
+/* ---- filling and poisoning ---- */
+
+static inline void ref_fill_f32(RefRng *r, float *p, size_t n, double lo, double hi)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)ref_uniform(r, lo, hi);
+}
+
+static inline void ref_fill_f16(RefRng *r, uint16_t *p, size_t n, double lo, double hi)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = ref_f32_to_f16((float)ref_uniform(r, lo, hi));
+}
+
+static inline void ref_fill_bf16(RefRng *r, uint16_t *p, size_t n, double lo, double hi)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = ref_f32_to_bf16((float)ref_uniform(r, lo, hi));
+}
+
+enum { REF_POISON_F32_BITS = 0x7fdeadbe, REF_POISON_F16_BITS = 0x7e5a, REF_POISON_INT = (int)0xDEADBEEF };
+
+/* a quiet NaN with a recognisable payload in every element */
+static inline void ref_poison_f32(float *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = ref_bits_f32(REF_POISON_F32_BITS);
+}
+
+static inline void ref_poison_f16(uint16_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = REF_POISON_F16_BITS;
+}
+
+/* 0xDEADBEEF repeated over `bytes` bytes (little-endian words) */
+static inline void ref_poison_bytes(void *p, size_t bytes)
+{
+	static const unsigned char pat[4] = {0xEF, 0xBE, 0xAD, 0xDE};
+	for (size_t i = 0; i < bytes; i++)
+		((unsigned char *)p)[i] = pat[i % 4];
+}
+
+static inline int ref_is_poison_f32(float f)
+{
+	return ref_f32_bits(f) == (uint32_t)REF_POISON_F32_BITS;
+}
+
+/* ---- checks ---- */
+
+/* Does got match want within atol + rtol * |want|?  A NaN got fails unless want is NaN. */
+static inline int ref_close(double got, double want, double rtol, double atol)
+{
+	if (isnan(want))
+		return isnan(got);
+	if (isinf(want))
+		return got == want;
+	return !isnan(got) && fabs(got - want) <= atol + rtol * fabs(want);
+}
+
+/* Compare n values; prints up to 5 mismatches prefixed by `what` and returns the mismatch count. */
+static inline size_t ref_check(const char *what, const double *got, const double *want, size_t n, double rtol,
+			       double atol)
+{
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ref_close(got[i], want[i], rtol, atol))
+			continue;
+		if (bad < 5)
+			fprintf(stderr, "%s: element %zu: got %.9g, want %.9g (rtol %g, atol %g)\n", what, i, got[i],
+				want[i], rtol, atol);
+		bad++;
+	}
+	if (bad > 5)
+		fprintf(stderr, "%s: %zu mismatches in all, of %zu\n", what, bad, n);
+	return bad;
+}
+
+/* Read a whole file (NUL-terminated, malloc'ed) or exit with a message. */
+static inline char *ref_read_file(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		fprintf(stderr, "cannot open %s\n", path);
+		exit(2);
+	}
+	fseek(fp, 0, SEEK_END);
+	long n = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	if (!s || fread(s, 1, (size_t)n, fp) != (size_t)n) {
+		fprintf(stderr, "cannot read %s\n", path);
+		exit(2);
+	}
+	s[n] = 0;
+	fclose(fp);
+	if (len)
+		*len = (size_t)n;
+	return s;
+}
+
+#endif
