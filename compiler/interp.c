@@ -777,7 +777,8 @@ static void exec_reduce(Interp *it, Op *op)
 		}
 }
 
-/* one element of a float dot: products and sums in f32 (f64 for f64 inputs), k ascending, no FMA */
+/* one element of a float dot: products and sums in f32 (f64 for f64 inputs), k ascending, no FMA
+ * (the build's -std=c11 sets -ffp-contract=off, so GCC does not fuse p into s) */
 static double dot_float(int e, const Elt *a, const Elt *b, int64_t n, int64_t k, double acc)
 {
 	if (e == TY_F64) {
@@ -885,6 +886,9 @@ static void exec_if(Interp *it, Op *op)
 
 static void exec_op(Interp *it, Op *op)
 {
+	bool no_result = op->code == OP_STORE || op->code == OP_ATOMIC_ADD || op_has(op->code, F_REGION);
+	if (op->nres < 1 && !no_result)
+		fail(it, op->loc, "malformed IR: %s has no result", op_info[op->code].text);
 	switch (op->code) {
 	case OP_CONST: exec_const(it, op); break;
 	case OP_SPLAT: exec_splat(it, op); break;

@@ -557,8 +557,7 @@ static void bind_params(Parser *p, Params *ps)
 	f->param_names = NEWN(p->arena, const char *, ps->n + 1);
 	f->param_div = NEWN(p->arena, int, ps->n + 1);
 	for (int i = 0; i < ps->n; i++) {
-		bool numbered = isdigit((unsigned char)ps->names[i][0]);
-		f->param_names[i] = numbered ? NULL : ps->names[i];
+		f->param_names[i] = ps->names[i]; /* "3" for %3: ir_print numbers it again */
 		f->param_div[i] = ps->div[i];
 		define(p, ps->names[i], ps->locs[i], f->entry->args[i]);
 	}

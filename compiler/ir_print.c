@@ -11,6 +11,7 @@
  */
 #include "ir.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +53,11 @@ static void number_block(Printer *p, Block *b)
 		number_op(p, op);
 }
 
-/* The name a parameter prints under, or NULL to print it numbered. */
+/* The name a parameter prints under, or NULL to print it numbered (no name, a number, a duplicate). */
 static const char *param_name(Func *f, int i)
 {
-	if (!f->param_names || i >= f->nparams || !f->param_names[i] || !f->param_names[i][0])
+	if (!f->param_names || i >= f->nparams || !f->param_names[i] || !f->param_names[i][0] ||
+	    isdigit((unsigned char)f->param_names[i][0]))
 		return NULL;
 	for (int j = 0; j < i; j++)
 		if (f->param_names[j] && strcmp(f->param_names[j], f->param_names[i]) == 0)

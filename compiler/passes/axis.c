@@ -7,9 +7,9 @@
  * `divis` (pointers: in bytes), and runs of `constancy` equal elements.
  * Runs start at multiples of their length.  All three are powers of two
  * (divis is capped at 2^30, "a multiple of everything"); a scalar has
- * contig = constancy = 1.  One forward sweep in program order: every
- * operand is defined before its use, loop-carried values are assumed to
- * know nothing, so no fixed point is needed.
+ * contig = constancy = 1.  One forward sweep in program order (every
+ * operand is defined before its use), with a fixed point per loop for its
+ * loop-carried values, as in Triton's dataflow AxisInfo.
  *
  * Where an op breaks a run into shorter ones, an operand's divisibility at
  * the new run starts is what `at_runs` says: a run of c consecutive values
@@ -207,16 +207,6 @@ static Info param(Func *f, int i)
 	return none;
 }
 
-/* The induction variable starts at lo and moves by step. */
-static void loop_args(Func *f, Op *op)
-{
-	Block *body = op->blocks[0];
-	Info lo = get(f, op->opnds[0]), step = get(f, op->opnds[2]);
-	put(f, body->args[0], (Info){1, cap(gcd(lo.divis, step.divis)), 1});
-	for (int i = 1; i < body->nargs; i++)
-		put(f, body->args[i], none);
-}
-
 static Info result(Func *f, Op *op)
 {
 	switch (op->code) {
@@ -246,18 +236,79 @@ static Info result(Func *f, Op *op)
 	return none;
 }
 
-static void visit(Func *f, Op *op, void *ctx)
+/* What holds for both a and b (a value that is one or the other). */
+static Info join(Info a, Info b)
 {
-	(void)ctx;
-	if (op->code == OP_FOR)
-		loop_args(f, op);
+	return (Info){(int32_t)gcd(a.contig, b.contig), (int32_t)gcd(a.divis, b.divis),
+	              (int32_t)gcd(a.constancy, b.constancy)};
+}
+
+static bool info_eq(Info a, Info b)
+{
+	return a.contig == b.contig && a.divis == b.divis && a.constancy == b.constancy;
+}
+
+static Op *yield_of(Block *b)
+{
+	return b && b->last && b->last->code == OP_YIELD ? b->last : NULL;
+}
+
+static void axis_block(Func *f, Block *b);
+
+/*
+ * The induction variable starts at lo and moves by step.  A loop-carried
+ * value is its init joined with what the body yields for it: start from
+ * the init and re-run the body until the join stops shrinking (every
+ * change halves a power of two, so this ends quickly).
+ */
+static void axis_for(Func *f, Op *op)
+{
+	Block *body = op->blocks[0];
+	Op *y = yield_of(body);
+	Info lo = get(f, op->opnds[0]), step = get(f, op->opnds[2]);
+	put(f, body->args[0], (Info){1, cap(gcd(lo.divis, step.divis)), 1});
+	for (int i = 1; i < body->nargs; i++)
+		put(f, body->args[i], get(f, op->opnds[2 + i]));
+	for (bool changed = true; changed;) {
+		axis_block(f, body);
+		changed = false;
+		for (int i = 1; y && i < body->nargs && i - 1 < y->nopnds; i++) {
+			Info old = get(f, body->args[i]), j = join(old, get(f, y->opnds[i - 1]));
+			put(f, body->args[i], j);
+			if (!info_eq(get(f, body->args[i]), old))
+				changed = true;
+		}
+	}
+	for (int i = 0; i < op->nres && i + 1 < body->nargs; i++)
+		put(f, op->res[i], get(f, body->args[i + 1]));
+}
+
+static void axis_if(Func *f, Op *op)
+{
+	for (int k = 0; k < op->nblocks; k++)
+		if (op->blocks[k])
+			axis_block(f, op->blocks[k]);
+	Op *t = yield_of(op->blocks[0]), *e = op->nblocks > 1 ? yield_of(op->blocks[1]) : NULL;
 	for (int i = 0; i < op->nres; i++)
-		put(f, op->res[i], op->nres == 1 ? result(f, op) : none);
+		put(f, op->res[i], t && e ? join(get(f, t->opnds[i]), get(f, e->opnds[i])) : none);
+}
+
+static void axis_block(Func *f, Block *b)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		if (op->code == OP_FOR)
+			axis_for(f, op);
+		else if (op->code == OP_IF)
+			axis_if(f, op);
+		else
+			for (int i = 0; i < op->nres; i++)
+				put(f, op->res[i], op->nres == 1 ? result(f, op) : none);
+	}
 }
 
 void pass_axis(Func *f)
 {
 	for (int i = 0; i < f->entry->nargs; i++)
 		put(f, f->entry->args[i], param(f, i));
-	ir_walk(f, visit, NULL);
+	axis_block(f, f->entry);
 }

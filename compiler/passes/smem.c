@@ -34,27 +34,27 @@ typedef struct Plan {
 	Arena *arena;
 } Plan;
 
-/* Does a non-zero warp column of l lie in dimension axis's field? */
-static bool warps_in_axis(const Layout *l, int axis)
+/* How many warp columns of l lie in dimension axis's field. */
+static int warps_in_axis(const Layout *l, int axis)
 {
-	int lo = 0;
+	int lo = 0, n = 0;
 	for (int d = axis + 1; d < l->rank; d++)
 		lo += ilog2((uint64_t)l->shape[d]);
-	uint32_t field = (((uint32_t)l->shape[axis] - 1)) << lo;
+	uint32_t field = ((uint32_t)l->shape[axis] - 1) << lo;
 	for (int i = 0; i < l->nwarp; i++)
-		if (l->warp[i] & field)
-			return true;
-	return false;
+		n += (l->warp[i] & field) != 0;
+	return n;
 }
 
 /*
  * Bytes of scratch op needs.
  * CONVERT_LAYOUT: the whole tile, numel x element bytes (pointers 8).
- * A reduction whose source has a warp column in the reduced axis (else the
- * shuffles finish it in registers): one slot per (warp, result element),
- * num_warps x result numel (1 for a scalar) x slot, where the slot is the
- * element widened to at least 4 bytes, doubled for argmax/argmin (value
- * and i32 index, kept 8-byte aligned).  DOT: none, its operands arrive
+ * A reduction with w > 0 warp columns in the reduced axis (else shuffles
+ * finish it in registers): one slot per (warp along the axis, result
+ * element), 2^w x result numel (1 for a scalar) x slot, where the slot is
+ * the element widened to at least 4 bytes, doubled for argmax/argmin (value
+ * and i32 index).  This is at least codegen's cg_reduce_smem_bytes, which
+ * packs the values and then the indices.  DOT: none, its operands arrive
  * through converts.
  */
 static int64_t scratch_bytes(Func *f, Op *op)
@@ -66,12 +66,13 @@ static int64_t scratch_bytes(Func *f, Op *op)
 	if (!op_has(op->code, F_REDUCE))
 		return 0;
 	Value *src = val(f, op->opnds[0]);
-	if (src->layout < 0 || !warps_in_axis(&f->layouts[src->layout], (int)op->iattr[0]))
+	int w = src->layout >= 0 ? warps_in_axis(&f->layouts[src->layout], (int)op->iattr[0]) : 0;
+	if (w == 0)
 		return 0;
 	int64_t slot = elem_bytes(src->type.elem) < 4 ? 4 : elem_bytes(src->type.elem);
 	if (op->code == OP_ARGMAX || op->code == OP_ARGMIN)
 		slot *= 2;
-	return (int64_t)f->num_warps * type_numel(vtype(f, op->res[0])) * slot;
+	return ((int64_t)1 << w) * type_numel(vtype(f, op->res[0])) * slot;
 }
 
 static void collect_buffer(Func *f, Op *op, void *ctx)

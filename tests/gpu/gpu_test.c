@@ -14,7 +14,12 @@
  * "N passed, N failed"; the exit status is 1 after any failure.
  * --no-large drops the 2^20+3 and 10^8 element cases (for compute-sanitizer,
  * which is slow); --interp-only runs the interpreter against the reference
- * without a GPU.
+ * without a GPU.  It also prints the C launch overhead (a line
+ * "launch overhead: ... us per launch ...", read by bench/bench.py).
+ *
+ * On the GPU machine, from the root of the tree (examples are found in
+ * dsl_examples/ there): build-bundle/bundle/gpu_test, and
+ * compute-sanitizer --tool memcheck build-bundle/bundle/gpu_test --no-large.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -750,6 +755,57 @@ out:
 	free(src);
 }
 
+static double seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/*
+ * Launch overhead from C: 10,000 back-to-back launches of vector_add with
+ * n = 1024 (one program), host clock.  "enqueue" stops when the last launch
+ * returns, "total" when the GPU is done.  bench/bench.py reads this line.
+ */
+static void case_launch_overhead(void)
+{
+	enum { LAUNCHES = 10000, N = 1024 };
+	Case c;
+	start(&c, "launch overhead");
+	char *src = read_example("vector_add.tile");
+	tilec_kernel *k = NULL;
+	unsigned long long buf = 0;
+	tilec_options o = {.source_name = "vector_add.tile"};
+	if (!src || tilec_compile(ctx, src, "vector_add", &o, &k) != TILEC_OK ||
+	    tilec_malloc(ctx, 3 * 4 * N, &buf) != TILEC_OK) {
+		fail(&c, "%s", src ? tilec_context_error(ctx) : "cannot read vector_add.tile");
+		goto out;
+	}
+	tilec_arg args[] = {tilec_ptr(buf), tilec_ptr(buf + 4 * N), tilec_ptr(buf + 8 * N), tilec_i32(N)};
+	/* The first launch compiles the n % 16 == 0 variant and loads it. */
+	if (tilec_launch(k, 1, 1, 1, NULL, args, 4) != TILEC_OK || tilec_synchronize(ctx) != TILEC_OK) {
+		fail(&c, "%s", tilec_context_error(ctx));
+		goto out;
+	}
+	double t0 = seconds(), t1 = 0;
+	for (int i = 0; i < LAUNCHES && !c.failed; i++)
+		if (tilec_launch(k, 1, 1, 1, NULL, args, 4) != TILEC_OK)
+			fail(&c, "%s", tilec_context_error(ctx));
+	t1 = seconds();
+	if (tilec_synchronize(ctx) != TILEC_OK)
+		fail(&c, "%s", tilec_context_error(ctx));
+	double t2 = seconds();
+	if (!c.failed)
+		printf("launch overhead: %.2f us per launch enqueued, %.2f us per launch until done "
+		       "(%d back-to-back launches of vector_add n=%d, C API)\n",
+		       (t1 - t0) * 1e6 / LAUNCHES, (t2 - t0) * 1e6 / LAUNCHES, LAUNCHES, N);
+out:
+	finish(&c, false);
+	tilec_free(ctx, buf);
+	tilec_kernel_destroy(k);
+	free(src);
+}
+
 /* ---- driver ---- */
 
 static bool exists(const char *dir)
@@ -790,8 +846,10 @@ static const char *find_examples(const char *argv0)
 
 static void run_all(void)
 {
-	if (gpu)
+	if (gpu) {
 		case_api();
+		case_launch_overhead();
+	}
 	int va[] = {1, 1000, 4096, 1 << 20, (1 << 20) + 3};
 	for (size_t i = 0; i < sizeof va / sizeof va[0]; i++)
 		if (large || va[i] < (1 << 20))

@@ -251,6 +251,176 @@ static void test_intern_and_text(void)
 	arena_free(a);
 }
 
+/* ---- the GPU contract, checked on whole kernels after the GPU passes ---- */
+
+typedef struct Contract {
+	const char *kernel;
+	int bad;
+} Contract;
+
+static void violation(Contract *k, Op *op, const char *what)
+{
+	if (k->bad++ < 5)
+		fprintf(stderr, "%s: %s at %d:%d: %s\n", k->kernel, op_info[op->code].text, op->loc.line, op->loc.col,
+		        what);
+}
+
+static const Layout *lay_of(Func *f, ValId v)
+{
+	int i = val(f, v)->layout;
+	return i >= 0 ? &f->layouts[i] : NULL;
+}
+
+/* Tensors have a layout of their shape, scalars none. */
+static bool well_laid(Func *f, ValId v)
+{
+	Type t = vtype(f, v);
+	const Layout *l = lay_of(f, v);
+	if (t.rank == 0)
+		return l == NULL;
+	if (!l || l->rank != t.rank)
+		return false;
+	for (int d = 0; d < t.rank; d++)
+		if (l->shape[d] != t.shape[d])
+			return false;
+	return true;
+}
+
+static bool same(Func *f, ValId a, ValId b)
+{
+	return val(f, a)->layout == val(f, b)->layout;
+}
+
+static bool same_cols(const Layout *a, const Layout *b)
+{
+	Layout x = *a;
+	x.rank = b->rank;
+	memcpy(x.shape, b->shape, sizeof x.shape);
+	return layout_eq(&x, b);
+}
+
+static void check_region(Contract *k, Func *f, Op *op)
+{
+	for (int b = 0; b < op->nblocks; b++) {
+		Op *y = op->blocks[b] ? op->blocks[b]->last : NULL;
+		for (int i = 0; i < op->nres; i++) {
+			if (op->code == OP_FOR && !(same(f, op->res[i], op->blocks[0]->args[i + 1]) &&
+			                            same(f, op->res[i], op->opnds[3 + i])))
+				violation(k, op, "loop result, iter arg and init differ");
+			if (y && y->code == OP_YIELD && !same(f, op->res[i], y->opnds[i]))
+				violation(k, op, "result and yield differ");
+		}
+	}
+}
+
+static void check_op(Func *f, Op *op, void *ctx)
+{
+	Contract *k = ctx;
+	for (int i = 0; i < op->nres; i++)
+		if (!well_laid(f, op->res[i]))
+			violation(k, op, "result layout does not fit its type");
+	for (int b = 0; b < op->nblocks; b++)
+		for (int i = 0; op->blocks[b] && i < op->blocks[b]->nargs; i++)
+			if (!well_laid(f, op->blocks[b]->args[i]))
+				violation(k, op, "block argument layout does not fit its type");
+	if (op->nblocks) {
+		check_region(k, f, op);
+		return;
+	}
+	ValId r = op->nres ? op->res[0] : 0, s = op->nopnds ? op->opnds[0] : 0;
+	if (op_has(op->code, F_ELTWISE)) {
+		for (int i = 0; i < op->nopnds; i++)
+			if (!same(f, op->opnds[i], r))
+				violation(k, op, "element-wise operand in another layout");
+	} else if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC_ADD) {
+		for (int i = 1; i < op->nopnds; i++)
+			if (!same(f, op->opnds[i], s))
+				violation(k, op, "memory operands in different layouts");
+		if (r && !same(f, r, s))
+			violation(k, op, "loaded value not in the pointer's layout");
+	} else if (op->code == OP_EXPAND_DIMS) {
+		if (!same_cols(lay_of(f, s), lay_of(f, r)))
+			violation(k, op, "expand_dims changes columns");
+	} else if (op->code == OP_BROADCAST) {
+		Layout u = layout_unbroadcast(lay_of(f, r), vtype(f, s).shape);
+		if (!layout_eq(&u, lay_of(f, s)))
+			violation(k, op, "broadcast source is not the result minus the stretched dims");
+	} else if (op->code == OP_TRANS) {
+		Layout t = layout_trans(lay_of(f, s));
+		if (!layout_eq(&t, lay_of(f, r)))
+			violation(k, op, "trans does not swap fields");
+	} else if (op_has(op->code, F_REDUCE) && vtype(f, s).rank > 1) {
+		Layout sl = layout_slice(lay_of(f, s), (int)op->iattr[0]);
+		if (!layout_eq(&sl, lay_of(f, r)))
+			violation(k, op, "reduction result is not the source's slice");
+	} else if (op->code == OP_DOT) {
+		const Layout *c = lay_of(f, r);
+		int K = vtype(f, s).shape[1];
+		Layout a = layout_dot_a(c, K), b = layout_dot_b(c, K);
+		if (!same(f, op->opnds[2], r) || !layout_eq(&a, lay_of(f, s)) || !layout_eq(&b, lay_of(f, op->opnds[1])))
+			violation(k, op, "dot operands not in dot_a/dot_b of the accumulator");
+	}
+}
+
+/* Compiles src (a file's text) to GPU IR and checks every rule codegen relies on. */
+static void check_contract(const char *name, const char *src, int num_warps)
+{
+	Compilation *c = compilation_new(name, src, strlen(src));
+	CompileOptions o = {0};
+	o.emit = EMIT_GPU_IR;
+	o.opt = 1;
+	o.num_warps = num_warps;
+	nchecks++;
+	if (compile_kernel(c, &o)) {
+		fprintf(stderr, "%s: %s", name, c->diag.out.s ? c->diag.out.s : "compile failed\n");
+		nfail++;
+	} else {
+		Contract k = {name, 0};
+		ir_walk(c->func, check_op, &k);
+		if (k.bad)
+			nfail++;
+	}
+	compilation_free(c);
+}
+
+static const char *mixed_kernel =
+	"kernel k(x: *f32, y: *f32, z: *i32, h: *f16, n: i32, flag: i32) {\n"
+	"    let r = arange(0, 64)[:, None] * 32 + arange(0, 32)[None, :];\n"
+	"    var t = load(x + r);\n"
+	"    if flag > 0 { t = t * 2.0; } else { t = trans(load(x + trans(r))); }\n"
+	"    var acc = zeros([64], f32);\n"
+	"    for i in range(0, n) { acc = acc + sum(t, 1); }\n"
+	"    store(y + arange(0, 64), acc);\n"
+	"    store(z + arange(0, 32), argmax(t, 0));\n"
+	"    let q = arange(0, 4)[:, None, None] * 256 + arange(0, 8)[None, :, None] * 32\n"
+	"          + arange(0, 32)[None, None, :];\n"
+	"    store(y + arange(0, 4)[:, None] * 8 + arange(0, 8)[None, :], sum(load(x + q), 2));\n"
+	"    store(h + r, cast(t - max(t, 0)[None, :], f16), r < n);\n"
+	"    atomic_add(y + r, t, r < n);\n"
+	"}\n";
+
+static void test_contract(void)
+{
+	const char *files[] = {"layernorm", "matmul", "matmul_relu", "mean", "softmax", "softmax_backward",
+	                       "vector_add"};
+	for (int i = 0; i < 7; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/dsl_examples/%s.tile", TILEC_SOURCE_DIR, files[i]);
+		size_t len;
+		char *text = read_file(path, &len);
+		if (!text) {
+			fprintf(stderr, "cannot read %s\n", path);
+			nfail++;
+			continue;
+		}
+		for (int w = 1; w <= 8; w *= 2)
+			check_contract(path, text, w);
+		free(text);
+	}
+	for (int w = 1; w <= 16; w *= 2)
+		check_contract("mixed.tile", mixed_kernel, w);
+}
+
 /* ---- axis analysis on compiled kernels ---- */
 
 static Compilation *compile(const char *src, const char *hints)
@@ -320,6 +490,27 @@ static void test_axis(void)
 	compilation_free(c);
 }
 
+/* Loop-carried pointers: the init joined with what the body yields. */
+static void test_axis_loop(void)
+{
+	const char *src = "kernel k(x: *f32, y: *f32, n: i32) {\n"
+	                  "    var p = x + arange(0, 256);\n"
+	                  "    var q = x + arange(0, 256);\n"
+	                  "    var acc = zeros([256], f32);\n"
+	                  "    for i in range(0, n) {\n"
+	                  "        acc += load(p) + load(q);\n"
+	                  "        p = p + 256;\n"
+	                  "        q = q + 1;\n"
+	                  "    }\n"
+	                  "    store(y + arange(0, 256), acc);\n"
+	                  "}\n";
+	Compilation *c = compile(src, NULL);
+	Op *lp = nth(c->func, OP_LOAD, 0), *lq = nth(c->func, OP_LOAD, 1);
+	CHECK(lp && val(c->func, lp->opnds[0])->contig == 256 && val(c->func, lp->opnds[0])->divis == 16);
+	CHECK(lq && val(c->func, lq->opnds[0])->contig == 256 && val(c->func, lq->opnds[0])->divis == 4);
+	compilation_free(c);
+}
+
 static void test_hint_errors(void)
 {
 	const char *src = "kernel k(x: *f32, n: i32) { store(x + arange(0, 16), 1.0, arange(0, 16) < n); }\n";
@@ -348,7 +539,9 @@ int main(void)
 	test_dot();
 	test_shape_ops();
 	test_intern_and_text();
+	test_contract();
 	test_axis();
+	test_axis_loop();
 	test_hint_errors();
 	printf("layout_test: %d checks, %d failed\n", nchecks, nfail);
 	return nfail ? 1 : 0;

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# gpu-run.sh: every GPU check, in one call on the GPU machine, from the repo
+# root with build-bundle/bundle/ present (`make device-bundle` makes it here).
+#
+#   OUT=/some/dir scripts/gpu-run.sh      # OUT unset: gpu-out/
+#
+# Steps, each with its own time cap, all run even after one fails:
+#   gpu_test   bundle/gpu_test: every example against a float64 reference
+#   sanitizer  compute-sanitizer memcheck over gpu_test --no-large --no-interp
+#              (gpu_test has no --quick; those two flags drop the 10^8 cases
+#              and the CPU interpreter, which memcheck does not need)
+#   ptxas      bundle/tilec --emit=ptx for each example kernel, ptxas -v on it:
+#              registers, stack frame, spills per kernel
+#   bench      python3 bench/bench.py (tilec vs Triton vs torch)
+# Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
+# bench.png ptx.tar.gz (7 files; the device returns at most 8).  Prints a
+# summary last.  Exit status 1 if any step failed.  The caps add up to under
+# 9 minutes, and a step never starts past that budget.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+BUNDLE=${BUNDLE:-build-bundle/bundle}
+case $BUNDLE in /*) ;; *) BUNDLE=$PWD/$BUNDLE ;; esac
+export TILEC_LIB=${TILEC_LIB:-$BUNDLE/libtilec.so}
+export TILEC_EXAMPLES=$PWD/dsl_examples
+BUDGET=${BUDGET:-530}   # seconds for the whole run
+PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
+SANITIZER=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+export OUT BUNDLE PTXAS
+failed=()
+summary=()
+
+# step NAME CAP_SECONDS COMMAND...: run it under a time cap, output teed to $OUT/NAME.log.
+step() {
+	local name=$1 cap=$2 left rc
+	shift 2
+	left=$((BUDGET - SECONDS))
+	if [ "$left" -lt 10 ]; then
+		echo "=== $name: skipped, the run's ${BUDGET}s budget is spent" | tee "$OUT/$name.log"
+		failed+=("$name(no time)")
+		return
+	fi
+	[ "$cap" -gt "$left" ] && cap=$left
+	echo "=== $name (cap ${cap}s): $*"
+	timeout --kill-after=10 "$cap" "$@" 2>&1 | tee -a "$OUT/$name.log"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -ne 0 ]; then
+		[ "$rc" -eq 124 ] && echo "=== $name: timed out after ${cap}s" | tee -a "$OUT/$name.log"
+		failed+=("$name(rc=$rc)")
+	fi
+	echo "=== $name: exit $rc, $SECONDS s into the run"
+}
+
+# The PTX of every example kernel, then ptxas -v on each; a table at the end.
+# Each line: file kernel num_warps defines...
+ptxas_all() {
+	local dir rc=0 file kernel warps defs d f args regs stack sst sld smem
+	dir=$(mktemp -d)
+	printf '%-26s %5s %6s %6s %6s %6s\n' "kernel" "regs" "stack" "spillS" "spillL" "smem" > "$dir/table"
+	while read -r file kernel warps defs; do
+		[ -z "$file" ] && continue
+		args=()
+		f=$kernel
+		for d in $defs; do args+=(-D "$d"); f=$f.${d#*=}; done
+		[ "$warps" != "-" ] && args+=(--num-warps "$warps")
+		echo "--- $kernel ($file ${defs:-defaults}, num_warps ${warps/-/default})"
+		if ! "$BUNDLE/tilec" "dsl_examples/$file" --kernel "$kernel" --arch sm_90 --emit=ptx \
+			"${args[@]}" -o "$dir/$f.ptx"; then
+			echo "tilec failed on $kernel"
+			printf '%-26s %s\n' "$f" "tilec FAILED" >> "$dir/table"
+			rc=1
+			continue
+		fi
+		if ! "$PTXAS" -arch=sm_90 -v "$dir/$f.ptx" -o "$dir/$f.cubin" > "$dir/$f.txt" 2>&1; then
+			cat "$dir/$f.txt"
+			printf '%-26s %s\n' "$f" "ptxas FAILED" >> "$dir/table"
+			rc=1
+			continue
+		fi
+		cat "$dir/$f.txt"
+		regs=$(sed -n 's/.*Used \([0-9]*\) registers.*/\1/p' "$dir/$f.txt" | head -1)
+		stack=$(sed -n 's/.*[^0-9]\([0-9]*\) bytes stack frame.*/\1/p' "$dir/$f.txt" | head -1)
+		sst=$(sed -n 's/.*[^0-9]\([0-9]*\) bytes spill stores.*/\1/p' "$dir/$f.txt" | head -1)
+		sld=$(sed -n 's/.*[^0-9]\([0-9]*\) bytes spill loads.*/\1/p' "$dir/$f.txt" | head -1)
+		smem=$(sed -n 's/.*[^0-9]\([0-9]*\) bytes smem.*/\1/p' "$dir/$f.txt" | head -1)
+		printf '%-26s %5s %6s %6s %6s %6s\n' "$f" "${regs:-?}" "${stack:-0}" "${sst:-0}" "${sld:-0}" \
+			"${smem:-0}" >> "$dir/table"
+	done <<-'EOF'
+		vector_add.tile vector_add 4 BLOCK=1024
+		softmax.tile softmax 4 BLOCK=1024
+		softmax.tile softmax 16 BLOCK=4096
+		softmax.tile softmax 16 BLOCK=8192
+		softmax.tile softmax 16 BLOCK=16384
+		softmax_backward.tile softmax_backward 4 BLOCK=1024
+		layernorm.tile layernorm 8 BLOCK=8192
+		mean.tile mean_atomic 4 BLOCK=4096
+		mean.tile mean_partial 4 BLOCK=4096
+		mean.tile mean_final 4 BLOCK=1024
+		matmul.tile matmul -
+		matmul_relu.tile matmul_relu -
+	EOF
+	echo
+	echo "ptxas -arch=sm_90 -v (smem: static shared bytes; the launch adds dynamic shared memory):"
+	cat "$dir/table"
+	(cd "$dir" && tar -czf "$OUT/ptx.tar.gz" ./*.ptx 2>/dev/null)
+	rm -rf "$dir"
+	return $rc
+}
+
+gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -4)
+echo "=== GPU: $gpu"
+echo "=== bundle: $BUNDLE: $(cd "$BUNDLE" 2>&1 && echo ./*)"
+rm -f "$OUT"/gpu_test.log "$OUT"/sanitizer.log "$OUT"/ptxas.log "$OUT"/bench.log
+echo "GPU: $gpu" > "$OUT/gpu_test.log"
+
+step gpu_test 100 "$BUNDLE/gpu_test" --examples dsl_examples
+step sanitizer 170 "$SANITIZER" --tool memcheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
+	--examples dsl_examples
+export -f ptxas_all
+step ptxas 40 bash -c ptxas_all
+step bench 210 python3 bench/bench.py
+
+summary+=("GPU: $gpu")
+summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tail -1)")
+summary+=("sanitizer: $(grep -E 'ERROR SUMMARY|passed, [0-9]+ failed' "$OUT/sanitizer.log" | tr '\n' ' ')")
+echo
+echo "================ summary ($SECONDS s) ================"
+printf '%s\n' "${summary[@]}"
+grep -A20 '^ptxas -arch' "$OUT/ptxas.log" 2>/dev/null
+sed -n '/^cold compile/,$p' "$OUT/bench.log" 2>/dev/null
+if [ ${#failed[@]} -ne 0 ]; then
+	echo "gpu-run: FAILED steps: ${failed[*]}"
+	exit 1
+fi
+echo "gpu-run: all steps passed"
