@@ -214,5 +214,11 @@ Layout layout_unbroadcast(const Layout *res, const int32_t *src_shape); /* broad
 Layout layout_expand(const Layout *src, int axis);   /* expand_dims result: new size-1 axis */
 Layout layout_squeeze(const Layout *res, int axis);  /* expand_dims source: size-1 axis removed */
 Layout layout_trans(const Layout *l);                /* 2-D transpose */
+/* Tensor-core dot, mma.sync.m16n8k16 (layout_mma.c): accumulator over [M,N], operands of it. */
+bool layout_mma_ok(Func *f, const Op *dot);          /* f16/bf16 in, f32 acc, shapes fit */
+Layout layout_mma_acc(int M, int N, int num_warps);
+Layout layout_mma_a(const Layout *c, int K);
+Layout layout_mma_b(const Layout *c, int K);
+bool layout_is_mma_acc(const Layout *l, int num_warps);
 
 #endif

@@ -30,7 +30,7 @@ typedef struct Target {
 	int smem_limit;       /* bytes of dynamic shared memory a block may use */
 	int warp_size;
 } Target;
-const Target *cg_target(const char *arch); /* NULL if unknown */
+const Target *cg_target(const char *arch); /* arch NULL: sm_90; NULL if unknown */
 const char *cg_target_list(void);          /* "sm_80 sm_86 ..." */
 
 /* NVVM intrinsics and PTX mnemonics, named once (nvvm.def). */
@@ -44,7 +44,6 @@ extern const char *const nv_names[NV_COUNT];
 
 typedef struct Cg {
 	Func *f;
-	Diag *d;
 	const Target *t;
 	LLVMContextRef ctx;
 	LLVMModuleRef mod;
@@ -123,5 +122,8 @@ void cg_smem_read(Cg *c, ValId v, int32_t offset, LLVMValueRef ti, uint32_t r, i
 void cg_rename(Cg *c, Op *op);  /* expand_dims, broadcast, trans */
 
 void cg_dot(Cg *c, Op *op);
+/* cg_mma.c: tensor cores, when the dot carries the layout_mma_* layouts (cg_dot dispatches). */
+bool cg_is_mma(Cg *c, Op *op);
+void cg_mma(Cg *c, Op *op);
 
 #endif

@@ -10,10 +10,12 @@
  *
  * Each thread thus owns whole rows of a and columns of b for its outputs and
  * needs no communication.  Operands arriving through a convert_layout stay
- * in shared memory and are read as the k loop (outermost, so each k's
- * values die before the next k's are read) needs them, 32 bits at a time.  f16/bf16 inputs are widened once per canonical
- * register and accumulated with llvm.fmuladd in f32 (fma.rn); integer inputs
- * accumulate in the accumulator's integer type.
+ * in shared memory and are read as the k loop needs them, 32 bits at a
+ * time; k is the outer loop, so each k's values die before the next k's
+ * are read (holding a K-wide slice of both operands spills).  f16/bf16
+ * inputs are widened once per canonical register and accumulated with
+ * llvm.fmuladd in f32 (fma.rn); integer inputs accumulate in the
+ * accumulator's integer type.
  */
 #include "cg.h"
 
@@ -122,6 +124,10 @@ static LLVMValueRef fma_step(Cg *c, ElemKind acc_e, LLVMValueRef a, LLVMValueRef
 
 void cg_dot(Cg *c, Op *op)
 {
+	if (cg_is_mma(c, op)) {
+		cg_mma(c, op);
+		return;
+	}
 	ValId a = op->opnds[0], b = op->opnds[1], acc = op->opnds[2], res = op->res[0];
 	const Layout *lc = cg_layout(c, res), *la = cg_layout(c, a), *lb = cg_layout(c, b);
 	int K = vtype(c->f, a).shape[1], kb = ilog2((uint64_t)K);

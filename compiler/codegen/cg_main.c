@@ -10,7 +10,8 @@
  * then/else/merge blocks with phis for its results.  Each op's instructions
  * carry a DILocation of its .tile line, so the PTX has .loc lines.  The
  * module is verified, optimised with default<O3> and printed as LLVM IR or
- * emitted as PTX by the NVPTX TargetMachine.  An LLVM fatal error longjmps
+ * emitted as PTX by the NVPTX TargetMachine (--emit=llvm shows the module
+ * after O3, as it goes to the backend).  An LLVM fatal error longjmps
  * back here and becomes a user-visible error instead of an abort.
  */
 #include <setjmp.h>
@@ -566,10 +567,9 @@ static void generate(Cg *c, EmitKind emit, bool lineinfo, const char *file_name,
 	LLVMDisposeTargetMachine(tm);
 }
 
-static void init_cg(Cg *c, Func *f, Diag *d, const Target *t)
+static void init_cg(Cg *c, Func *f, const Target *t)
 {
 	c->f = f;
-	c->d = d;
 	c->t = t;
 	c->ctx = LLVMContextCreate();
 	c->mod = LLVMModuleCreateWithNameInContext(f->name, c->ctx);
@@ -593,7 +593,7 @@ int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char 
 	call_once(&init_once, init_llvm);
 	ir_fill_uses(f);
 	Cg *c = NEW(f->arena, Cg);
-	init_cg(c, f, d, t);
+	init_cg(c, f, t);
 	jmp_buf jb;
 	fatal_jmp = &jb;
 	if (setjmp(jb)) {

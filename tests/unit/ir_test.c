@@ -241,15 +241,23 @@ static void test_verifier(void)
 
 static void test_parse_errors(void)
 {
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{"func @k(%x: f32) num_warps=4 {\n  %a = add %x, %x, %x : f32\n}\n",
+		 "test.ir:2:3: error: '%0 = add %x, %x, %x : f32': expects 2 operands, has 3"},
+		{"func @k() {\n  %a = const 1 : i32\n", "test.ir:3:1: error: expected '}' before the end of the text"},
+		{"func @k(%x: tensor<3xf32>) {\n}\n", "test.ir:1:20: error: tensor dimensions are 1 to 3 powers of two"},
+		{"func @k(%x: i32) {\n  %a = cmp lt %x, %x : i1\n  %b = select %a, %x : i32\n}\n",
+		 "test.ir:3:3: error: '%1 = select %0, %x : i32': expects 3 operands, has 2"},
+	};
 	Arena *a = arena_new();
-	char *err;
-	CHECK(!parse(a, "func @k(%x: f32) num_warps=4 {\n  %a = add %x, %x, %x : f32\n}\n", &err));
-	CHECK_HAS(err, "test.ir:2:3: error: '%0 = add %x, %x, %x : f32': expects 2 operands, has 3");
-	CHECK(!parse(a, "func @k() {\n  %a = const 1 : i32\n", &err));
-	CHECK_HAS(err, "test.ir:3:1: error: expected '}' before the end of the text");
-	CHECK(!parse(a, "func @k(%x: tensor<3xf32>) {\n}\n", &err));
-	CHECK_HAS(err, "test.ir:1:20: error: tensor dimensions are 1 to 3 powers of two");
-	free(err);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *err;
+		CHECK(!parse(a, cases[i].text, &err));
+		CHECK_HAS(err, cases[i].want);
+		free(err);
+	}
 	arena_free(a);
 }
 

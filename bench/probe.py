@@ -1,0 +1,91 @@
+"""probe.py: side-by-side look at one workload, tilec vs Triton, for tuning.
+
+    python3 bench/probe.py softmax 4096 16384      # dumps PTX of both, times both
+    python3 bench/probe.py mean 100000000
+
+Writes $OUT/probe-<name>-{tilec,triton}.ptx (or bench/out/) and prints the
+median time and GB/s of each (CUDA events, L2 flushed, fresh inputs).
+"""
+import os
+import sys
+
+import glob
+import shutil
+import tempfile
+
+os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="probe-triton-"))
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+import tilec  # noqa: E402
+import triton_kernels as tk  # noqa: E402
+
+OUT = os.environ.get("OUT", os.path.join(os.path.dirname(__file__), "out"))
+os.makedirs(OUT, exist_ok=True)
+EX = os.path.join(os.path.dirname(__file__), "..", "dsl_examples")
+
+
+def bench(fn, nbytes, reps=100):
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    for _ in range(5):
+        fn()
+    ts = []
+    for _ in range(reps):
+        flush.zero_()
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        ts.append(s.elapsed_time(e))
+    ts.sort()
+    ms = ts[len(ts) // 2]
+    return ms, nbytes / ms / 1e6
+
+
+def main():
+    what = sys.argv[1]
+    torch.manual_seed(0)
+    if what == "softmax":
+        rows, n = int(sys.argv[2]), int(sys.argv[3])
+        block, warps = tk.softmax_config(n)
+        if len(sys.argv) > 4:
+            warps = int(sys.argv[4])
+        x = torch.randn(rows, n, device="cuda")
+        o1, o2 = torch.empty_like(x), torch.empty_like(x)
+        k = tilec.Kernel.compile(os.path.join(EX, "softmax.tile"), "softmax", defines={"BLOCK": block},
+                                 num_warps=warps)
+        t = lambda: k.launch(rows, o1, x, x.stride(0), n)  # noqa: E731
+        tt = lambda: tk.softmax_kernel[(rows,)](o2, x, x.stride(0), o2.stride(0), n,  # noqa: E731
+                                              num_warps=warps, BLOCK_SIZE=block)
+        nbytes = 2 * x.numel() * 4
+        ref = torch.softmax(x, 1)
+    elif what == "mean":
+        n = int(sys.argv[2])
+        warps = int(sys.argv[3]) if len(sys.argv) > 3 else 4
+        x = torch.randn(n, device="cuda") + 0.5
+        o1, o2 = torch.zeros(1, device="cuda"), torch.zeros(1, device="cuda")
+        p = 4 * torch.cuda.get_device_properties(0).multi_processor_count
+        k = tilec.Kernel.compile(os.path.join(EX, "mean.tile"), "mean_atomic", defines={"BLOCK": 4096},
+                                 num_warps=warps)
+        t = lambda: (o1.zero_(), k.launch(p, o1, x, n, 1.0 / n))  # noqa: E731
+        tt = lambda: (o2.zero_(), tk.mean_atomic_kernel[(p,)](o2, x, n, 1.0 / n, BLOCK=4096,  # noqa: E731
+                                                               num_warps=warps))
+        nbytes = n * 4
+        ref = x.double().mean().float().reshape(1)
+    else:
+        sys.exit("probe.py softmax ROWS N [WARPS] | mean N [WARPS]")
+    for name, fn, out in (("tilec", t, o1), ("triton", tt, o2)):
+        fn()
+        torch.cuda.synchronize()
+        err = ((out.double() - ref.double()).norm() / ref.double().norm()).item()
+        ms, gbs = bench(fn, nbytes)
+        ms2, gbs2 = bench(fn, nbytes)
+        print(f"{what} {name:7s} {ms * 1e3:9.1f} us {gbs:7.0f} GB/s (again: {gbs2:7.0f})  rel err {err:.2e}")
+    # Triton's PTX from its cache, for reading side by side with tilec's
+    for f in glob.glob(os.path.join(os.environ["TRITON_CACHE_DIR"], "*", "*.ptx")):
+        shutil.copy(f, os.path.join(OUT, "probe-triton-" + os.path.basename(f)))
+        print("triton ptx:", os.path.basename(f))
+
+
+main()

@@ -1,0 +1,295 @@
+/*
+ * cg_mma.c: dot on tensor cores, mma.sync.aligned.m16n8k16 (f16/bf16 in,
+ * f32 accumulate), as Triton's MMAv2 path.
+ *
+ * The layout pass gives the result the accumulator layout layout_mma_acc
+ * and the operands layout_mma_a / layout_mma_b of it (layout_mma.c).  A
+ * register index of each names one element relative to the thread, so a
+ * fragment is found by flat index: C tile with origin o (registers with
+ * bits 0,1 clear), A tile (o_row, k0), B tile (k0, o_col); element i of
+ * the A fragment is the A register whose register part is origin ^ fa(i).
+ *
+ * Operands arriving through a pending convert_layout (cg_convert.c) are
+ * written to shared memory once, swizzled, and read back a whole 8x8
+ * matrix per lane group with ldmatrix (B with .trans: its rows in shared
+ * memory run along N).  A tile row of W bytes is cut into 16-byte chunks,
+ * and chunk j of row r is stored at chunk j ^ phase(r), with
+ *
+ *     per_phase = max(1, 128 / W),  max_phase = min(W / 16, 8 / per_phase)
+ *     phase(r)  = (r / per_phase) % max_phase
+ *
+ * (Triton's swizzled shared layout with vec = 8): the eight 16-byte rows one
+ * ldmatrix phase reads then fall in eight different bank groups, and the
+ * writers' 16-byte vectors stay whole.  Operands already in registers are
+ * packed two halves to a b32 word.
+ */
+#include <string.h>
+
+#include "cg.h"
+
+typedef struct Frag {
+	ValId v;
+	const Layout *l;
+	int rowbits;            /* log2 of the tile's last dimension */
+	int32_t off;            /* the swizzled tile in shared memory, or -1 */
+	int32_t *reg_of;        /* register part of a flat index -> register number */
+	LLVMValueRef *words;    /* per register pair r >> 1: the packed b32 word */
+} Frag;
+
+static bool is_a_of(const Layout *la, const Layout *lc, int K)
+{
+	Layout m = layout_mma_a(lc, K);
+	return layout_eq(la, &m);
+}
+
+static bool is_b_of(const Layout *lb, const Layout *lc, int K)
+{
+	Layout m = layout_mma_b(lc, K);
+	return layout_eq(lb, &m);
+}
+
+bool cg_is_mma(Cg *c, Op *op)
+{
+	const Layout *lc = cg_layout(c, op->res[0]);
+	int K = vtype(c->f, op->opnds[0]).shape[1];
+	return layout_is_mma_acc(lc, c->f->num_warps) && is_a_of(cg_layout(c, op->opnds[0]), lc, K) &&
+	       is_b_of(cg_layout(c, op->opnds[1]), lc, K);
+}
+
+static Frag frag_of(Cg *c, ValId v)
+{
+	const Layout *l = cg_layout(c, v);
+	Frag o = {v, l, ilog2((uint64_t)l->shape[1]), -1, NULL, NULL};
+	int64_t n = (int64_t)l->shape[0] * l->shape[1];
+	o.reg_of = NEWN(c->f->arena, int32_t, n);
+	for (uint32_t r = 0; r < 1u << l->nreg; r++)
+		o.reg_of[cg_reg_index(l, r)] = (int32_t)r;
+	o.words = NEWN(c->f->arena, LLVMValueRef, (1u << l->nreg) / 2);
+	return o;
+}
+
+/* ---- shared memory: swizzled tile ---- */
+
+static LLVMValueRef i32op(Cg *c, LLVMOpcode code, LLVMValueRef a, int64_t b)
+{
+	return LLVMBuildBinOp(c->b, code, a, cg_i32c(c, b), "");
+}
+
+/* Byte offset of element `flat` (i32) of a row-major tile with 2^rowbits 16-bit elements per row. */
+static LLVMValueRef swizzle(Cg *c, LLVMValueRef flat, int rowbits)
+{
+	int w = 2 << rowbits, chunks = w / 16;
+	int per_phase = w >= 128 ? 1 : 128 / w;
+	int max_phase = 8 / per_phase < chunks ? 8 / per_phase : chunks;
+	LLVMValueRef row = i32op(c, LLVMLShr, flat, rowbits);
+	LLVMValueRef col = i32op(c, LLVMAnd, flat, (1 << rowbits) - 1);
+	LLVMValueRef phase = i32op(c, LLVMAnd, i32op(c, LLVMUDiv, row, per_phase), max_phase - 1);
+	LLVMValueRef chunk = LLVMBuildXor(c->b, i32op(c, LLVMLShr, col, 3), phase, "");
+	LLVMValueRef x = LLVMBuildAdd(c->b, i32op(c, LLVMMul, row, w), i32op(c, LLVMShl, chunk, 4), "");
+	return LLVMBuildAdd(c->b, x, i32op(c, LLVMShl, i32op(c, LLVMAnd, col, 7), 1), "");
+}
+
+/* The pending convert's source registers to the swizzled tile at off (no barriers). */
+static void write_swizzled(Cg *c, ValId v, int32_t off)
+{
+	Op *cvt = c->pending[v];
+	ValId src = cvt->opnds[0];
+	const Layout *l = cg_layout(c, src);
+	int rowbits = ilog2((uint64_t)l->shape[1]), vec = cg_reg_vec(l, 2);
+	uint32_t zm = cg_zeromask(l->reg, l->nreg);
+	LLVMTypeRef et = cg_elem_type(c, vtype(c->f, src).elem);
+	LLVMValueRef ti = cg_thread_index(c, l);
+	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)vec) {
+		if (r & zm)
+			continue;
+		LLVMValueRef x = c->regs[src][r];
+		if (vec > 1) {
+			x = LLVMGetUndef(LLVMVectorType(et, (unsigned)vec));
+			for (int j = 0; j < vec; j++)
+				x = LLVMBuildInsertElement(c->b, x, c->regs[src][r + (uint32_t)j], cg_i32c(c, j), "");
+		}
+		LLVMValueRef flat = LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(l, r)), "");
+		LLVMValueRef st = LLVMBuildStore(c->b, x, cg_smem_ptr(c, off, swizzle(c, flat, rowbits)));
+		LLVMSetAlignment(st, (unsigned)(vec * 2));
+	}
+	c->pending[v] = NULL;
+}
+
+/* The warp's part of the thread index (lane columns left out). */
+static LLVMValueRef warp_origin(Cg *c, const Layout *l)
+{
+	Layout w = *l;
+	memset(w.lane, 0, sizeof w.lane);
+	return cg_thread_index(c, &w);
+}
+
+static LLVMValueRef ldmatrix(Cg *c, NvName id, LLVMValueRef ptr, LLVMValueRef *out, int n)
+{
+	LLVMTypeRef el[4] = {c->i32, c->i32, c->i32, c->i32};
+	LLVMValueRef r = cg_nv(c, id, LLVMStructTypeInContext(c->ctx, el, (unsigned)n, 0), &ptr, 1);
+	for (int i = 0; i < n; i++)
+		out[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
+	return r;
+}
+
+/* Register pair holding fragment element i (even) of the tile at origin o. */
+static uint32_t pair_of(Frag *o, uint32_t origin, uint32_t col)
+{
+	return (uint32_t)o->reg_of[origin ^ col] >> 1;
+}
+
+/*
+ * A: one ldmatrix.x4 per 16x16 tile.  Lanes 0-7 address rows 0-7 at k 0,
+ * lanes 8-15 rows 8-15, lanes 16-23 rows 0-7 at k 8, lanes 24-31 rows 8-15
+ * at k 8: matrix j lands in word j = fragment elements 2j, 2j+1.
+ */
+static void load_a(Cg *c, Frag *o)
+{
+	int kb = o->rowbits;
+	LLVMValueRef base = warp_origin(c, o->l);
+	LLVMValueRef lrow = i32op(c, LLVMShl, i32op(c, LLVMAnd, c->lane, 15), kb);
+	LLVMValueRef lk = i32op(c, LLVMShl, i32op(c, LLVMLShr, c->lane, 4), 3);
+	base = LLVMBuildOr(c->b, base, LLVMBuildOr(c->b, lrow, lk, ""), "");
+	uint32_t fa[4] = {0, 8u << kb, 8, (8u << kb) | 8};
+	for (uint32_t r = 0; r < 1u << o->l->nreg; r += 8) {
+		uint32_t origin = cg_reg_index(o->l, r);
+		LLVMValueRef flat = LLVMBuildXor(c->b, base, cg_i32c(c, origin), "");
+		LLVMValueRef w[4];
+		ldmatrix(c, NV_LDMATRIX_X4, cg_smem_ptr(c, o->off, swizzle(c, flat, kb)), w, 4);
+		for (int j = 0; j < 4; j++)
+			o->words[pair_of(o, origin, fa[j])] = w[j];
+	}
+}
+
+/*
+ * B: ldmatrix.x4.trans for two 16x8 tiles t0, t1 (x2 for a last odd one).
+ * Lanes 0-7 address k rows 0-7 of t0, 8-15 rows 8-15 of t0, 16-31 the same
+ * of t1; .trans hands thread t the elements (k 2(t%4) + e, n t/4) of each.
+ */
+static void load_b(Cg *c, Frag *o)
+{
+	int nb = o->rowbits;
+	LLVMValueRef base = warp_origin(c, o->l);
+	base = LLVMBuildOr(c->b, base, i32op(c, LLVMShl, i32op(c, LLVMAnd, c->lane, 15), nb), "");
+	LLVMValueRef hi = LLVMBuildICmp(c->b, LLVMIntUGE, c->lane, cg_i32c(c, 16), "");
+	uint32_t fb[2] = {0, 8u << nb};
+	uint32_t ntiles = (1u << o->l->nreg) / 4;
+	for (uint32_t t = 0; t < ntiles; t += 2) {
+		uint32_t o0 = cg_reg_index(o->l, t * 4);
+		bool two = t + 1 < ntiles;
+		uint32_t o1 = two ? cg_reg_index(o->l, (t + 1) * 4) : o0;
+		LLVMValueRef org = LLVMBuildSelect(c->b, hi, cg_i32c(c, o1), cg_i32c(c, o0), "");
+		LLVMValueRef flat = LLVMBuildXor(c->b, base, org, "");
+		LLVMValueRef w[4];
+		LLVMValueRef ptr = cg_smem_ptr(c, o->off, swizzle(c, flat, nb));
+		ldmatrix(c, two ? NV_LDMATRIX_X4_TRANS : NV_LDMATRIX_X2_TRANS, ptr, w, two ? 4 : 2);
+		for (int j = 0; j < 2; j++)
+			o->words[pair_of(o, o0, fb[j])] = w[j];
+		for (int j = 0; two && j < 2; j++)
+			o->words[pair_of(o, o1, fb[j])] = w[2 + j];
+	}
+}
+
+/* Operands in registers: each pair (r, r|1) packed into one b32 word. */
+static void pack_regs(Cg *c, Frag *o)
+{
+	LLVMTypeRef et = cg_elem_type(c, vtype(c->f, o->v).elem), vt = LLVMVectorType(et, 2);
+	for (uint32_t p = 0; p < (1u << o->l->nreg) / 2; p++) {
+		LLVMValueRef x = LLVMGetUndef(vt);
+		x = LLVMBuildInsertElement(c->b, x, c->regs[o->v][2 * p], cg_i32c(c, 0), "");
+		x = LLVMBuildInsertElement(c->b, x, c->regs[o->v][2 * p + 1], cg_i32c(c, 1), "");
+		o->words[p] = LLVMBuildBitCast(c->b, x, c->i32, "");
+	}
+}
+
+static bool overlap(const Op *a, const Op *b)
+{
+	return a->smem_offset < b->smem_offset + b->smem_bytes && b->smem_offset < a->smem_offset + a->smem_bytes;
+}
+
+/* Both operands' words, through shared memory for pending converts (see cg_dot.c's stage_operands). */
+static void stage(Cg *c, Frag *fa, Frag *fb)
+{
+	Op *pa = c->pending[fa->v], *pb = c->pending[fb->v];
+	fa->off = pa ? pa->smem_offset : -1;
+	fb->off = pb ? pb->smem_offset : -1;
+	if (pa && pb && overlap(pa, pb)) {
+		int32_t na = (pa->smem_bytes + 15) & ~15;
+		if (na + pb->smem_bytes <= c->f->smem_total) {
+			fa->off = 0;
+			fb->off = na;
+		} else {
+			cg_barrier(c);
+			write_swizzled(c, fa->v, fa->off);
+			cg_barrier(c);
+			load_a(c, fa);
+			pa = NULL;
+		}
+	}
+	if (pa || pb) {
+		cg_barrier(c);
+		if (pa)
+			write_swizzled(c, fa->v, fa->off);
+		if (pb)
+			write_swizzled(c, fb->v, fb->off);
+		cg_barrier(c);
+		if (pa)
+			load_a(c, fa);
+		if (pb)
+			load_b(c, fb);
+	}
+	if (fa->off < 0)
+		pack_regs(c, fa);
+	if (fb->off < 0)
+		pack_regs(c, fb);
+}
+
+static LLVMValueRef as_operand(Cg *c, LLVMValueRef w, ElemKind e)
+{
+	if (e == TY_BF16)
+		return w;
+	return LLVMBuildBitCast(c->b, w, LLVMVectorType(LLVMHalfTypeInContext(c->ctx), 2), "");
+}
+
+/* d[0..3] = A tile (4 words) x B tile (2 words) + d[0..3]. */
+static void mma(Cg *c, ElemKind e, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *d)
+{
+	LLVMValueRef args[10];
+	for (int i = 0; i < 4; i++)
+		args[i] = as_operand(c, a[i], e);
+	for (int i = 0; i < 2; i++)
+		args[4 + i] = as_operand(c, b[i], e);
+	for (int i = 0; i < 4; i++)
+		args[6 + i] = d[i];
+	LLVMTypeRef f4[4] = {c->f32, c->f32, c->f32, c->f32};
+	LLVMValueRef r = cg_nv(c, e == TY_BF16 ? NV_MMA_BF16 : NV_MMA_F16, LLVMStructTypeInContext(c->ctx, f4, 4, 0),
+	                       args, 10);
+	for (int i = 0; i < 4; i++)
+		d[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
+}
+
+void cg_mma(Cg *c, Op *op)
+{
+	ValId acc = op->opnds[2], res = op->res[0];
+	const Layout *lc = cg_layout(c, res);
+	ElemKind e = vtype(c->f, op->opnds[0]).elem;
+	int K = vtype(c->f, op->opnds[0]).shape[1];
+	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)lc->shape[1]);
+	Frag fa = frag_of(c, op->opnds[0]), fb = frag_of(c, op->opnds[1]);
+	stage(c, &fa, &fb);
+	LLVMValueRef *out = cg_new_regs(c, res);
+	for (uint32_t r = 0; r < 1u << lc->nreg; r++)
+		out[r] = c->regs[acc][r];
+	uint32_t fa_cols[4] = {0, 8u << kb, 8, (8u << kb) | 8}, fb_cols[2] = {0, 8u << nb};
+	for (uint32_t k0 = 0; k0 < (uint32_t)K; k0 += 16) {
+		for (uint32_t r = 0; r < 1u << lc->nreg; r += 4) {
+			uint32_t o = cg_reg_index(lc, r), row = o >> nb, col = o & ((1u << nb) - 1);
+			LLVMValueRef a[4], b[2];
+			for (int j = 0; j < 4; j++)
+				a[j] = fa.words[pair_of(&fa, row << kb | k0, fa_cols[j])];
+			for (int j = 0; j < 2; j++)
+				b[j] = fb.words[pair_of(&fb, k0 << nb | col, fb_cols[j])];
+			mma(c, e, a, b, out + r);
+		}
+	}
+}

@@ -1,0 +1,159 @@
+/*
+ * layout_mma.c: the linear layouts of tensor-core dot (mma.sync.m16n8k16,
+ * f16/bf16 inputs, f32 accumulator), as Triton's NvidiaMmaEncoding v2.
+ *
+ * One warp's m16n8k16 fragments, per the PTX ISA ("Matrix Fragments for
+ * mma.m16n8k16"), with g = lane / 4 and t = lane % 4:
+ *
+ *     C/D 16x8:  c[i]  row g + 8 (i>>1 & 1)     col 2t + (i & 1)
+ *     A 16x16:   a[i]  row g + 8 (i>>1 & 1)     k   2t + (i & 1) + 8 (i>>2)
+ *     B 16x8:    b[i]  k 2t + (i & 1) + 8 (i>>1) col g
+ *
+ * so as columns (reg bits, then lane bits 0..4):
+ *
+ *     C  reg (c1, r8)          lane (c2, c4, r1, r2, r4)
+ *     A  reg (k1, r8, k8)      lane (k2, k4, r1, r2, r4)
+ *     B  reg (k1, k8)          lane (k2, k4, n1, n2, n4)
+ *
+ * The block's accumulator puts the warps right above one fragment (warps
+ * along M first: rows 16, 32, ..., then N: cols 8, 16, ...) and repeats
+ * that block-wide tile in registers, N first.  A and B follow from it: A
+ * keeps C's row columns (its N columns become 0, a broadcast across the
+ * warps that share rows), adds K repeats of 16; B keeps C's column
+ * columns.  Registers come in pairs along K (bit 0 = k 1), which is how
+ * mma.sync packs two 16-bit values into one b32 register.
+ */
+#include "ir.h"
+
+#include <string.h>
+
+static Layout blank(int32_t rows, int32_t cols, int num_warps)
+{
+	Layout l;
+	memset(&l, 0, sizeof l);
+	l.rank = 2;
+	l.shape[0] = rows;
+	l.shape[1] = cols;
+	l.nlane = 5;
+	l.nwarp = (uint8_t)ilog2((uint64_t)num_warps);
+	return l;
+}
+
+static void push(Layout *l, uint32_t col)
+{
+	if (l->nreg >= LAYOUT_MAX_REG)
+		die("mma layout of %dx%d needs more than %d register bits", l->shape[0], l->shape[1], LAYOUT_MAX_REG);
+	l->reg[l->nreg++] = col;
+}
+
+/*
+ * Warps along M and N as Triton's warpsPerTileV2: give a warp bit to M
+ * while M has at least as many 16-row tiles per warp as N has 16-column
+ * ones, else to N; a dimension already down to one fragment per warp takes
+ * no more (leftover warps duplicate the tile).
+ */
+static void split_warps(int M, int N, int num_warps, int *wm, int *wn)
+{
+	*wm = *wn = 1;
+	for (int w = 1; w < num_warps; w *= 2) {
+		int mt = M / 16 / *wm, nt = N / 8 / *wn;
+		if (mt >= 2 && (mt >= nt / 2 || nt < 2))
+			*wm *= 2;
+		else if (nt >= 2)
+			*wn *= 2;
+	}
+}
+
+Layout layout_mma_acc(int M, int N, int num_warps)
+{
+	Layout l = blank(M, N, num_warps);
+	int nb = ilog2((uint64_t)N), wm, wn;
+	split_warps(M, N, num_warps, &wm, &wn);
+	push(&l, 1);
+	push(&l, 8u << nb);
+	uint32_t lane[5] = {2, 4, 1u << nb, 2u << nb, 4u << nb};
+	memcpy(l.lane, lane, sizeof lane);
+	int w = 0;
+	for (int m = 16; m < 16 * wm; m *= 2)
+		l.warp[w++] = (uint32_t)m << nb;
+	for (int n = 8; n < 8 * wn; n *= 2)
+		l.warp[w++] = (uint32_t)n;
+	for (int n = 8 * wn; n < N; n *= 2)
+		push(&l, (uint32_t)n);
+	for (int m = 16 * wm; m < M; m *= 2)
+		push(&l, (uint32_t)m << nb);
+	return l;
+}
+
+Layout layout_mma_a(const Layout *c, int K)
+{
+	Layout a = blank(c->shape[0], K, 1 << c->nwarp);
+	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)c->shape[1]);
+	push(&a, 1);
+	push(&a, 8u << kb);
+	push(&a, 8);
+	for (int k = 16; k < K; k *= 2)
+		push(&a, (uint32_t)k);
+	for (int i = 2; i < c->nreg; i++)
+		if (c->reg[i] >> nb)
+			push(&a, (c->reg[i] >> nb) << kb);
+	uint32_t lane[5] = {2, 4, 1u << kb, 2u << kb, 4u << kb};
+	memcpy(a.lane, lane, sizeof lane);
+	for (int i = 0; i < c->nwarp; i++)
+		a.warp[i] = (c->warp[i] >> nb) << kb;
+	return a;
+}
+
+Layout layout_mma_b(const Layout *c, int K)
+{
+	int32_t N = c->shape[1];
+	Layout b = blank(K, N, 1 << c->nwarp);
+	int nb = ilog2((uint64_t)N);
+	uint32_t nmask = (uint32_t)N - 1;
+	push(&b, 1u << nb);
+	push(&b, 8u << nb);
+	for (int k = 16; k < K; k *= 2)
+		push(&b, (uint32_t)k << nb);
+	for (int i = 2; i < c->nreg; i++)
+		if (c->reg[i] & nmask)
+			push(&b, c->reg[i] & nmask);
+	uint32_t lane[5] = {2u << nb, 4u << nb, 1, 2, 4};
+	memcpy(b.lane, lane, sizeof lane);
+	for (int i = 0; i < c->nwarp; i++)
+		b.warp[i] = c->warp[i] & nmask;
+	return b;
+}
+
+static bool is_half(ElemKind e)
+{
+	return e == TY_F16 || e == TY_BF16;
+}
+
+/*
+ * A dot runs on tensor cores when its inputs are f16 or bf16 (both the
+ * same), it accumulates in f32 and M, N, K are multiples of the fragment
+ * (16, 8, 16).  Every target codegen knows is sm_80 or newer, which all
+ * have mma.sync.m16n8k16, so the architecture is not asked.
+ */
+bool layout_mma_ok(Func *f, const Op *dot)
+{
+	Type a = vtype(f, dot->opnds[0]), b = vtype(f, dot->opnds[1]), c = vtype(f, dot->res[0]);
+	if (!is_half(a.elem) || a.elem != b.elem || c.elem != TY_F32)
+		return false;
+	int M = c.shape[0], N = c.shape[1], K = a.shape[1];
+	if (M % 16 || N % 8 || K % 16)
+		return false;
+	/* register bits: C 2 + reps, A 3 + K reps + M reps, B 2 + K reps + N reps */
+	int wm, wn;
+	split_warps(M, N, f->num_warps, &wm, &wn);
+	int mr = ilog2((uint64_t)(M / 16 / wm)), nr = ilog2((uint64_t)(N / 8 / wn)), kr = ilog2((uint64_t)(K / 16));
+	return 2 + mr + nr <= LAYOUT_MAX_REG && 3 + kr + mr <= LAYOUT_MAX_REG && 2 + kr + nr <= LAYOUT_MAX_REG;
+}
+
+bool layout_is_mma_acc(const Layout *l, int num_warps)
+{
+	if (l->rank != 2 || l->shape[0] % 16 || l->shape[1] % 8)
+		return false;
+	Layout m = layout_mma_acc(l->shape[0], l->shape[1], num_warps);
+	return layout_eq(l, &m);
+}
