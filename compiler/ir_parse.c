@@ -334,7 +334,7 @@ static void head(Parser *p, OpText *o)
 		expect(p, "=");
 		o->iattr[0] = integer(p);
 	}
-	if (same_line(p) && accept(p, "tf32"))
+	if (same_line(p) && (accept(p, "tf32") || accept(p, "ieee")))
 		o->iattr[0] = 1;
 }
 
@@ -504,6 +504,8 @@ static void op_line(Parser *p, Block *b)
 	bool region = op_has(o.code, F_REGION);
 	if (region)
 		expect(p, "{");
+	else if (same_line(p))
+		error_at(p->d, here(p), "unexpected text after the op (one op per line; attributes go before ':')");
 	names(p, op);
 	if (region)
 		regions(p, op, &o);

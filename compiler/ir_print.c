@@ -200,6 +200,8 @@ static void print_head(Printer *p, Op *op)
 		sb_printf(out, " axis=%lld", (long long)op->iattr[0]);
 	if (op->code == OP_DOT && op->iattr[0])
 		sb_puts(out, " tf32");
+	if (op->code == OP_DIV && op->iattr[0])
+		sb_puts(out, " ieee");
 }
 
 static void print_tail(Printer *p, Op *op)

@@ -890,6 +890,19 @@ static Rv call(L *l, Node *n)
 		return minmax(l, n, f[1] == 'a');
 	if (!strcmp(f, "where"))
 		return where(l, n);
+	if (!strcmp(f, "div_rn")) {
+		static const char *const names[] = {"a", "b", NULL};
+		Args a = args_of(l, n, names, 2);
+		Rv x = expr(l, a.a[0]), y = expr(l, a.a[1]);
+		l->b.loc = n->loc;
+		Rv q = binary(l, n->loc, TK_SLASH, x, y);
+		Op *op = l->f->vals[q.v].def;
+		if (!op || op->code != OP_DIV || !elem_is_float(ty(l, q.v).elem))
+			error_at(l->d, n->loc, "'div_rn' needs float operands, got %s and %s", tstr(l, ty(l, x.v)),
+				 tstr(l, ty(l, y.v)));
+		op->iattr[0] = 1;
+		return q;
+	}
 	if (!strcmp(f, "cast")) {
 		static const char *const names[] = {"x", "type", NULL};
 		Args a = args_of(l, n, names, 2);

@@ -296,6 +296,17 @@ typedef struct Request {
 } Request;
 
 /*
+ * Source lines (.loc) in the JIT's PTX only when TILEC_LINEINFO=1: they let
+ * Nsight show .tile lines but make the driver's PTX compile at module load
+ * slower (about 20 ms for softmax), which is most of a cold compile.
+ */
+static bool lineinfo_wanted(void)
+{
+	const char *e = getenv("TILEC_LINEINFO");
+	return e && *e && strcmp(e, "0") != 0;
+}
+
+/*
  * Run the compiler to PTX and fill v (ptx, entry, signature, timings).
  * On a user error, the diagnostics are returned in *log (malloc'ed).
  */
@@ -306,7 +317,7 @@ static tilec_status run_compiler(const Request *rq, Variant *v, char **log)
 	CompileOptions o = {
 		.kernel = rq->kernel, .defines = rq->defines, .ndefines = rq->ndefines,
 		.num_warps = rq->num_warps, .num_stages = rq->num_stages, .arch = rq->arch,
-		.div_hints = rq->hints, .emit = EMIT_PTX, .opt = 1, .lineinfo = true,
+		.div_hints = rq->hints, .emit = EMIT_PTX, .opt = 1, .lineinfo = lineinfo_wanted(),
 	};
 	tilec_status st = TILEC_OK;
 	const char *bad = NULL;

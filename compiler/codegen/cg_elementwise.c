@@ -246,6 +246,13 @@ static LLVMValueRef one_register(Cg *c, Op *op, int r)
 		LLVMTypeRef et = cg_mem_type(c, vtype(c->f, op->opnds[0]).pointee);
 		return LLVMBuildGEP2(c->b, et, a, &off, 1, "");
 	}
+	case OP_DIV:
+		if (!op->iattr[0] && elem_is_float(e) && e != TY_F64) {
+			LLVMValueRef ab[2] = {cg_to_f32(c, a, e), cg_to_f32(c, c->regs[op->opnds[1]][r], e)};
+			LLVMValueRef q = cg_asm(c, nv_names[NV_ASM_DIV_FULL], "=f,f,f", LLVMTypeOf(ab[0]), ab, 2, false);
+			return cg_from_f32(c, q, e);
+		}
+		break;
 	default:
 		break;
 	}

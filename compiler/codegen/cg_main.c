@@ -3,7 +3,7 @@
  *
  * cg_emit builds a module holding one `ptx_kernel` function (calling
  * convention 71) whose parameters are the Func's entry arguments (pointers in
- * addrspace(1)), annotated with maxntidx = 32 * num_warps.  The body is a
+ * addrspace(1)), annotated with reqntidx = 32 * num_warps (.reqntid).  The body is a
  * walk over the structured IR: every op appends the instructions for its
  * canonical registers (see cg.h); `for` becomes header/body/exit blocks with
  * one phi per canonical register of each loop-carried value, `if` becomes
@@ -296,7 +296,9 @@ static LLVMBasicBlockRef new_bb(Cg *c, const char *name)
 
 /*
  *   pre -> header: iv = phi(lo, iv + step), iters = phi(inits, yields)
- *          if (step > 0 ? iv < hi : iv > hi) body else exit
+ *          if (iv < hi) body else exit
+ * A range counts up: its step is positive (docs/language.md; the
+ * interpreter reports a step <= 0 as an error).
  */
 static void emit_for(Cg *c, Op *op)
 {
@@ -314,11 +316,7 @@ static void emit_for(Cg *c, Op *op)
 		phis_for(c, body->args[i]);
 		add_incoming(c, body->args[i], op->opnds[2 + i], pre);
 	}
-	LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(step));
-	LLVMValueRef up = LLVMBuildICmp(c->b, LLVMIntSGT, step, zero, "");
-	LLVMValueRef lt = LLVMBuildICmp(c->b, LLVMIntSLT, iv[0], hi, "");
-	LLVMValueRef gt = LLVMBuildICmp(c->b, LLVMIntSGT, iv[0], hi, "");
-	LLVMBuildCondBr(c->b, LLVMBuildSelect(c->b, up, lt, gt, ""), bbody, exit);
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, iv[0], hi, ""), bbody, exit);
 
 	LLVMPositionBuilderAtEnd(c->b, bbody);
 	emit_block(c, body);
@@ -475,7 +473,7 @@ static void build_kernel(Cg *c, bool lineinfo, const char *file_name)
 	LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), pt, (unsigned)e->nargs, 0);
 	c->fn = LLVMAddFunction(c->mod, f->name, fty);
 	LLVMSetFunctionCallConv(c->fn, 71); /* PTX_Kernel */
-	annotate(c, "maxntidx", 32 * f->num_warps);
+	annotate(c, "reqntidx", 32 * f->num_warps); /* launches always use exactly this many threads */
 	if (lineinfo)
 		setup_debug(c, file_name ? file_name : "kernel.tile");
 	if (f->smem_total > 0) {

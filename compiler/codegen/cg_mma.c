@@ -251,6 +251,19 @@ static LLVMValueRef as_operand(Cg *c, LLVMValueRef w, ElemKind e)
 	return LLVMBuildBitCast(c->b, w, LLVMVectorType(LLVMHalfTypeInContext(c->ctx), 2), "");
 }
 
+/* cg_nv for the ten operands of an mma (cg_call takes at most eight). */
+static LLVMValueRef call_nv(Cg *c, NvName id, LLVMTypeRef ret, LLVMValueRef *args, int n)
+{
+	LLVMValueRef fn = LLVMGetNamedFunction(c->mod, nv_names[id]);
+	if (!fn) {
+		LLVMTypeRef at[10];
+		for (int i = 0; i < n; i++)
+			at[i] = LLVMTypeOf(args[i]);
+		fn = LLVMAddFunction(c->mod, nv_names[id], LLVMFunctionType(ret, at, (unsigned)n, 0));
+	}
+	return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)n, "");
+}
+
 /* d[0..3] = A tile (4 words) x B tile (2 words) + d[0..3]. */
 static void mma(Cg *c, ElemKind e, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *d)
 {
@@ -262,7 +275,7 @@ static void mma(Cg *c, ElemKind e, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRe
 	for (int i = 0; i < 4; i++)
 		args[6 + i] = d[i];
 	LLVMTypeRef f4[4] = {c->f32, c->f32, c->f32, c->f32};
-	LLVMValueRef r = cg_nv(c, e == TY_BF16 ? NV_MMA_BF16 : NV_MMA_F16, LLVMStructTypeInContext(c->ctx, f4, 4, 0),
+	LLVMValueRef r = call_nv(c, e == TY_BF16 ? NV_MMA_BF16 : NV_MMA_F16, LLVMStructTypeInContext(c->ctx, f4, 4, 0),
 	                       args, 10);
 	for (int i = 0; i < 4; i++)
 		d[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");

@@ -6,7 +6,9 @@
  * Anchors fix layouts where the hardware cares: a load, store or atomic
  * wants the blocked default for its shape with 16-byte vectors of its
  * element along the last dim; a dot computes its accumulator in the blocked
- * default and reads its operands in dot_a/dot_b of it.  The rest follows
+ * default and reads its operands in dot_a/dot_b of it, or, for f16/bf16
+ * inputs that fit mma.sync (layout_mma_ok), in the tensor-core layouts
+ * layout_mma_acc / layout_mma_a / layout_mma_b.  The rest follows
  * from three sweeps, in the spirit of Triton's Coalesce and
  * RemoveLayoutConversions but done as dataflow instead of rewriting:
  *
@@ -91,6 +93,10 @@ static int anchor(LayoutPass *p, Op *op)
 	}
 	if (op->code == OP_DOT) {
 		Type t = vtype(f, op->res[0]);
+		if (layout_mma_ok(f, op)) {
+			Layout l = layout_mma_acc(t.shape[0], t.shape[1], f->num_warps);
+			return layout_add(f, &l);
+		}
 		return blocked(p, t, t.elem, op->loc);
 	}
 	return -1;
@@ -112,6 +118,10 @@ static int dot_operand(LayoutPass *p, Op *op, int i, int R)
 	Layout c = f->layouts[R];
 	if (i == 2)
 		return R;
+	if (layout_mma_ok(f, op)) {
+		Layout l = i == 0 ? layout_mma_a(&c, K) : layout_mma_b(&c, K);
+		return layout_add(f, &l);
+	}
 	if (ilog2((uint64_t)K) + c.nreg > LAYOUT_MAX_REG)
 		error_at(f->diag, op->loc, "dot of %dx%dx%d is too large for %d warps", c.shape[0], c.shape[1], K,
 		         f->num_warps);

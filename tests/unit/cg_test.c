@@ -87,7 +87,7 @@ static void test_ptx_per_arch(void)
 	}
 	char *ll = compile(vector_add, "sm_80", EMIT_LLVM, NULL, NULL);
 	CHECK(ll && strstr(ll, "define ptx_kernel void @vector_add(ptr addrspace(1)"));
-	CHECK(ll && strstr(ll, "!\"maxntidx\", i32 128}"));
+	CHECK(ll && strstr(ll, "!\"reqntidx\", i32 128}"));
 	free(ll);
 }
 

@@ -1,0 +1,305 @@
+/*
+ * mma_layout_test.c: the tensor-core layouts of compiler/layout_mma.c and
+ * the fragment addressing of codegen/cg_mma.c, simulated on the host.
+ *
+ * mma.sync.m16n8k16 and ldmatrix are modelled from the PTX ISA's fragment
+ * tables alone (g = lane / 4, t = lane % 4):
+ *     A a[i]: row g + 8 (i>>1 & 1), col 2t + (i & 1) + 8 (i >> 2)
+ *     B b[i]: row 2t + (i & 1) + 8 (i >> 1), col g
+ *     C c[i]: row g + 8 (i>>1 & 1), col 2t + (i & 1)
+ *     ldmatrix: lane 8j + r gives the address of row r of matrix j; thread
+ *     t gets, from matrix j, row t/4 elements 2(t%4), 2(t%4)+1 (.trans:
+ *     rows 2(t%4), 2(t%4)+1 at column t/4).
+ * Every thread's registers are filled from random A and B through the
+ * layouts, the product is run tile by tile picking registers the way
+ * cg_mma.c does, and each accumulator register is compared with a host
+ * matmul.  The swizzled shared tile is written from a blocked layout, read
+ * with the simulated ldmatrix at cg_mma.c's lane addresses and compared
+ * with the registers, and each 8-lane phase is checked free of bank
+ * conflicts.
+ */
+#include "compile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int nchecks, nfail;
+
+static void check(bool ok, const char *what, int M, int N, int K, int w)
+{
+	nchecks++;
+	if (!ok && nfail++ < 20)
+		fprintf(stderr, "mma_layout_test: %s failed for M=%d N=%d K=%d warps=%d\n", what, M, N, K, w);
+}
+
+static uint32_t reg_index(const Layout *l, uint32_t r)
+{
+	return layout_apply(l, r, 0, 0);
+}
+
+/* Every element held, and by exactly one canonical (reg, lane, warp). */
+static bool covers_once(const Layout *l)
+{
+	int64_t n = (int64_t)l->shape[0] * l->shape[1];
+	int *seen = calloc((size_t)n, sizeof(int));
+	uint32_t zr = 0, zl = 0, zw = 0;
+	for (int i = 0; i < l->nreg; i++)
+		zr |= l->reg[i] ? 0 : 1u << i;
+	for (int i = 0; i < l->nlane; i++)
+		zl |= l->lane[i] ? 0 : 1u << i;
+	for (int i = 0; i < l->nwarp; i++)
+		zw |= l->warp[i] ? 0 : 1u << i;
+	for (uint32_t w = 0; w < 1u << l->nwarp; w++)
+		for (uint32_t ln = 0; ln < 32; ln++)
+			for (uint32_t r = 0; r < 1u << l->nreg; r++)
+				if (!(r & zr) && !(ln & zl) && !(w & zw)) {
+					uint32_t x = layout_apply(l, r, ln, w);
+					if (x < n)
+						seen[x]++;
+				}
+	bool ok = true;
+	for (int64_t i = 0; i < n; i++)
+		ok &= seen[i] == 1;
+	free(seen);
+	return ok;
+}
+
+/* ---- the hardware, per the PTX ISA ---- */
+
+static void mma_sync(int32_t a[32][8], int32_t b[32][4], int32_t d[32][4])
+{
+	int32_t A[16][16], B[16][8], C[16][8];
+	for (int l = 0; l < 32; l++) {
+		int g = l / 4, t = l % 4;
+		for (int i = 0; i < 8; i++)
+			A[g + 8 * (i >> 1 & 1)][2 * t + (i & 1) + 8 * (i >> 2)] = a[l][i];
+		for (int i = 0; i < 4; i++)
+			B[2 * t + (i & 1) + 8 * (i >> 1)][g] = b[l][i];
+		for (int i = 0; i < 4; i++)
+			C[g + 8 * (i >> 1 & 1)][2 * t + (i & 1)] = d[l][i];
+	}
+	for (int l = 0; l < 32; l++) {
+		int g = l / 4, t = l % 4;
+		for (int i = 0; i < 4; i++) {
+			int row = g + 8 * (i >> 1 & 1), col = 2 * t + (i & 1);
+			int32_t s = C[row][col];
+			for (int k = 0; k < 16; k++)
+				s += A[row][k] * B[k][col];
+			d[l][i] = s;
+		}
+	}
+}
+
+/* ---- cg_mma.c's tile walk ---- */
+
+typedef struct Sim {
+	const Layout *la, *lb, *lc;
+	int M, N, K, kb, nb;
+	int32_t *a_of, *b_of;       /* register part -> register number */
+	int32_t (*ra)[32][1 << LAYOUT_MAX_REG];
+} Sim;
+
+static int32_t *reg_table(const Layout *l)
+{
+	int32_t *t = calloc((size_t)l->shape[0] * (size_t)l->shape[1], sizeof(int32_t));
+	for (uint32_t r = 0; r < 1u << l->nreg; r++)
+		t[reg_index(l, r)] = (int32_t)r;
+	return t;
+}
+
+static bool run_product(int M, int N, int K, int nw)
+{
+	Layout lc = layout_mma_acc(M, N, nw), la = layout_mma_a(&lc, K), lb = layout_mma_b(&lc, K);
+	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)N);
+	int32_t *Am = malloc(sizeof(int32_t) * (size_t)(M * K)), *Bm = malloc(sizeof(int32_t) * (size_t)(K * N));
+	for (int i = 0; i < M * K; i++)
+		Am[i] = rand() % 7 - 3;
+	for (int i = 0; i < K * N; i++)
+		Bm[i] = rand() % 7 - 3;
+	int32_t *a_of = reg_table(&la), *b_of = reg_table(&lb);
+	int na = 1 << la.nreg, nbr = 1 << lb.nreg, nc = 1 << lc.nreg;
+	int32_t *ra = malloc(sizeof(int32_t) * 32 * (size_t)na), *rb = malloc(sizeof(int32_t) * 32 * (size_t)nbr);
+	int32_t *rc = calloc(32 * (size_t)nc, sizeof(int32_t));
+	uint32_t fa[8], fb[4];
+	for (uint32_t i = 0; i < 8; i++)
+		fa[i] = (i & 1) | (i >> 1 & 1) * (8u << kb) | (i >> 2) * 8u;
+	for (uint32_t i = 0; i < 4; i++)
+		fb[i] = (i & 1) * (1u << nb) | (i >> 1) * (8u << nb);
+	bool ok = true;
+	for (uint32_t w = 0; w < (uint32_t)nw; w++) {
+		for (uint32_t l = 0; l < 32; l++) {
+			for (int r = 0; r < na; r++)
+				ra[l * na + r] = Am[layout_apply(&la, (uint32_t)r, l, w)];
+			for (int r = 0; r < nbr; r++)
+				rb[l * nbr + r] = Bm[layout_apply(&lb, (uint32_t)r, l, w)];
+			memset(rc + l * nc, 0, sizeof(int32_t) * (size_t)nc);
+		}
+		for (uint32_t k0 = 0; k0 < (uint32_t)K; k0 += 16)
+			for (uint32_t r = 0; r < (uint32_t)nc; r += 4) {
+				uint32_t o = reg_index(&lc, r), row = o >> nb, col = o & ((1u << nb) - 1);
+				int32_t a[32][8], b[32][4], d[32][4];
+				for (int l = 0; l < 32; l++) {
+					for (int i = 0; i < 8; i++)
+						a[l][i] = ra[l * na + a_of[(row << kb | k0) ^ fa[i]]];
+					for (int i = 0; i < 4; i++)
+						b[l][i] = rb[l * nbr + b_of[(k0 << nb | col) ^ fb[i]]];
+					for (int i = 0; i < 4; i++)
+						d[l][i] = rc[l * nc + (int)r + i];
+				}
+				mma_sync(a, b, d);
+				for (int l = 0; l < 32; l++)
+					for (int i = 0; i < 4; i++)
+						rc[l * nc + (int)r + i] = d[l][i];
+			}
+		for (uint32_t l = 0; l < 32; l++)
+			for (int r = 0; r < nc; r++) {
+				uint32_t x = layout_apply(&lc, (uint32_t)r, l, w);
+				int m = (int)(x >> nb), n = (int)(x & ((1u << nb) - 1));
+				int32_t s = 0;
+				for (int k = 0; k < K; k++)
+					s += Am[m * K + k] * Bm[k * N + n];
+				ok &= rc[l * nc + r] == s;
+			}
+	}
+	free(Am), free(Bm), free(a_of), free(b_of), free(ra), free(rb), free(rc);
+	return ok;
+}
+
+/* ---- shared memory: cg_mma.c's swizzle and ldmatrix addressing ---- */
+
+static uint32_t swizzle(uint32_t flat, int rowbits)
+{
+	int w = 2 << rowbits, chunks = w / 16;
+	int per_phase = w >= 128 ? 1 : 128 / w;
+	int max_phase = 8 / per_phase < chunks ? 8 / per_phase : chunks;
+	uint32_t row = flat >> rowbits, col = flat & ((1u << rowbits) - 1);
+	uint32_t phase = (row / (uint32_t)per_phase) & (uint32_t)(max_phase - 1);
+	return row * (uint32_t)w + (((col >> 3) ^ phase) << 4) + (col & 7) * 2;
+}
+
+static uint32_t warp_origin(const Layout *l, uint32_t w)
+{
+	return layout_apply(l, 0, 0, w);
+}
+
+/* Eight 16-byte rows per phase: conflict-free when their 16-byte slots mod 128 differ. */
+static bool no_conflict(const uint32_t *addr, int nlanes)
+{
+	for (int p = 0; p < nlanes; p += 8) {
+		unsigned used = 0;
+		for (int i = p; i < p + 8; i++)
+			used |= 1u << (addr[i] / 16 % 8);
+		if (used != 0xff)
+			return false;
+	}
+	return true;
+}
+
+/* Tile v (flat -> value) written swizzled, read back by ldmatrix for operand l (A, or B with .trans). */
+static bool run_ldmatrix(const Layout *l, bool is_b, int nw, bool *conflict_free)
+{
+	int rb = ilog2((uint64_t)l->shape[1]);
+	int64_t n = (int64_t)l->shape[0] * l->shape[1];
+	uint16_t *smem = calloc((size_t)n, 2);
+	for (uint32_t x = 0; x < n; x++)
+		smem[swizzle(x, rb) / 2] = (uint16_t)(x * 2654435761u >> 16);
+	int32_t *reg_of = reg_table(l);
+	bool ok = true;
+	uint32_t step = 8; /* registers per ldmatrix.x4: A one 16x16 tile, B two 16x8 tiles */
+	uint32_t frag[4] = {0, is_b ? 8u << rb : 8u << rb, is_b ? 0 : 8, is_b ? 8u << rb : (8u << rb) | 8};
+	for (uint32_t w = 0; w < (uint32_t)nw; w++)
+		for (uint32_t r = 0; r < 1u << l->nreg; r += step) {
+			uint32_t o0 = reg_index(l, r), o1 = is_b ? reg_index(l, r + 4) : o0, addr[32];
+			for (uint32_t ln = 0; ln < 32; ln++) {
+				uint32_t base = warp_origin(l, w) ^ (is_b && ln >= 16 ? o1 : o0);
+				uint32_t lane_part = is_b ? (ln & 15) << rb : (ln & 15) << rb | (ln >> 4) << 3;
+				addr[ln] = swizzle(base | lane_part, rb);
+			}
+			*conflict_free &= no_conflict(addr, 32);
+			for (uint32_t t = 0; t < 32; t++)
+				for (int j = 0; j < 4; j++) {
+					uint32_t tile = is_b && j >= 2 ? o1 : o0;
+					for (int e = 0; e < 2; e++) {
+						uint16_t got;
+						if (is_b)
+							got = smem[(addr[8 * j + 2 * (t % 4) + (uint32_t)e] + (t / 4) * 2) / 2];
+						else
+							got = smem[(addr[8 * j + t / 4] + (2 * (t % 4) + (uint32_t)e) * 2) / 2];
+						/* the register cg_mma.c assigns this half of word j to */
+						uint32_t reg = (uint32_t)reg_of[tile ^ frag[j]] | (uint32_t)e;
+						uint32_t flat = layout_apply(l, reg, t, w);
+						ok &= got == (uint16_t)(flat * 2654435761u >> 16);
+					}
+				}
+		}
+	free(smem);
+	free(reg_of);
+	return ok;
+}
+
+/* Writers: a blocked layout's 16-byte vectors stay inside one swizzled chunk, 16-byte aligned. */
+static bool writes_whole_chunks(const Layout *l, int nw)
+{
+	int rb = ilog2((uint64_t)l->shape[1]);
+	for (uint32_t w = 0; w < (uint32_t)nw; w++)
+		for (uint32_t ln = 0; ln < 32; ln++)
+			for (uint32_t r = 0; r < 1u << l->nreg; r += 8) {
+				uint32_t a0 = swizzle(layout_apply(l, r, ln, w), rb);
+				if (a0 % 16)
+					return false;
+				for (uint32_t j = 1; j < 8; j++)
+					if (swizzle(layout_apply(l, r + j, ln, w), rb) != a0 + 2 * j)
+						return false;
+			}
+	return true;
+}
+
+static void test_config(int M, int N, int K, int nw)
+{
+	Layout lc = layout_mma_acc(M, N, nw), la = layout_mma_a(&lc, K), lb = layout_mma_b(&lc, K);
+	check(covers_once(&lc), "accumulator covers once", M, N, K, nw);
+	check(covers_once(&la), "A covers once", M, N, K, nw);
+	check(covers_once(&lb), "B covers once", M, N, K, nw);
+	check(layout_is_mma_acc(&lc, nw), "layout_is_mma_acc", M, N, K, nw);
+	check(run_product(M, N, K, nw), "simulated mma product", M, N, K, nw);
+	bool cf = true;
+	check(run_ldmatrix(&la, false, nw, &cf), "ldmatrix A", M, N, K, nw);
+	check(cf, "ldmatrix A without bank conflicts", M, N, K, nw);
+	if ((1 << lb.nreg) / 4 >= 2) {
+		cf = true;
+		check(run_ldmatrix(&lb, true, nw, &cf), "ldmatrix.trans B", M, N, K, nw);
+		check(cf, "ldmatrix B without bank conflicts", M, N, K, nw);
+	}
+	int32_t sa[2] = {M, K}, sb[2] = {K, N};
+	Layout ba = layout_blocked(2, sa, nw, 8), bb = layout_blocked(2, sb, nw, 8);
+	check(writes_whole_chunks(&ba, nw), "A writes whole chunks", M, N, K, nw);
+	check(writes_whole_chunks(&bb, nw), "B writes whole chunks", M, N, K, nw);
+}
+
+/* 128x128 on 8 warps: warps [4, 2] as Triton's warpsPerTileV2. */
+static void test_warps(void)
+{
+	Layout lc = layout_mma_acc(128, 128, 8);
+	int wm = 0, wn = 0;
+	for (int i = 0; i < lc.nwarp; i++) {
+		wm += lc.warp[i] >= 128;
+		wn += lc.warp[i] && lc.warp[i] < 128;
+	}
+	check(wm == 2 && wn == 1, "warps 4 x 2 for 128x128", 128, 128, 0, 8);
+	check(lc.nreg == 6, "64 accumulator registers for 128x128 on 8 warps", 128, 128, 0, 8);
+}
+
+int main(void)
+{
+	srand(1);
+	static const int cfg[][4] = {
+		{128, 128, 32, 8}, {128, 128, 64, 4}, {64, 64, 32, 4}, {16, 16, 16, 1}, {32, 16, 64, 4},
+		{128, 64, 16, 8}, {16, 128, 32, 8}, {64, 256, 32, 8}, {16, 16, 16, 8}, {256, 128, 32, 8},
+	};
+	for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++)
+		test_config(cfg[i][0], cfg[i][1], cfg[i][2], cfg[i][3]);
+	test_warps();
+	printf("mma_layout_test: %d checks, %d failed\n", nchecks, nfail);
+	return nfail != 0;
+}
