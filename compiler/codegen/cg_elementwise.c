@@ -162,9 +162,12 @@ static LLVMValueRef int_binary(Cg *c, Opcode code, LLVMValueRef a, LLVMValueRef 
 {
 	bool bit = LLVMTypeOf(a) == c->i1;
 	switch (code) {
-	case OP_ADD: return bit ? LLVMBuildXor(c->b, a, b, "") : LLVMBuildAdd(c->b, a, b, "");
-	case OP_SUB: return bit ? LLVMBuildXor(c->b, a, b, "") : LLVMBuildSub(c->b, a, b, "");
-	case OP_MUL: return bit ? LLVMBuildAnd(c->b, a, b, "") : LLVMBuildMul(c->b, a, b, "");
+	/* signed overflow is undefined on the GPU, as for C's int: `nsw` lets
+	 * LLVM fold constant offsets into addresses (base + 4096, not a 64-bit
+	 * multiply per element) */
+	case OP_ADD: return bit ? LLVMBuildXor(c->b, a, b, "") : LLVMBuildNSWAdd(c->b, a, b, "");
+	case OP_SUB: return bit ? LLVMBuildXor(c->b, a, b, "") : LLVMBuildNSWSub(c->b, a, b, "");
+	case OP_MUL: return bit ? LLVMBuildAnd(c->b, a, b, "") : LLVMBuildNSWMul(c->b, a, b, "");
 	case OP_DIV: return LLVMBuildSDiv(c->b, a, b, "");
 	case OP_REM: return LLVMBuildSRem(c->b, a, b, "");
 	case OP_AND: return LLVMBuildAnd(c->b, a, b, "");

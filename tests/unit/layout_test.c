@@ -357,6 +357,10 @@ static void check_op(Func *f, Op *op, void *ctx)
 		const Layout *c = lay_of(f, r);
 		int K = vtype(f, s).shape[1];
 		Layout a = layout_dot_a(c, K), b = layout_dot_b(c, K);
+		if (layout_mma_ok(f, op)) { /* tensor cores: layout_mma.c */
+			a = layout_mma_a(c, K);
+			b = layout_mma_b(c, K);
+		}
 		if (!same(f, op->opnds[2], r) || !layout_eq(&a, lay_of(f, s)) || !layout_eq(&b, lay_of(f, op->opnds[1])))
 			violation(k, op, "dot operands not in dot_a/dot_b of the accumulator");
 	}
