@@ -148,6 +148,12 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 	Func *f = c->func;
 	pass_specialize(f, o->div_hints);
 	after_pass(c, o, "specialize");
+	if (o->div_hints && o->opt) { /* parameters that became constants fold away */
+		run(c, o, "fold", pass_fold);
+		run(c, o, "canon", pass_canon);
+		run(c, o, "cse", pass_cse);
+		run(c, o, "dce", pass_dce);
+	}
 	run(c, o, "axis", pass_axis);
 	run(c, o, "layout", pass_layout);
 	run(c, o, "fuse", pass_fuse);

@@ -112,11 +112,11 @@ typedef struct RtParam {
 tilec_status rt_check_args(const char *kernel, const RtParam *params, int nparams,
                            const tilec_arg *args, int nargs, char *msg, size_t msglen);
 /*
- * The specialisation of a launch: bit i is set when integer argument i
- * (i < 32) is a multiple of 16.  The matching div_hints text
- * ("stride=16,n=16") goes to hints when it is not NULL.
+ * The specialisation of a launch: for integer argument i (i < 32), bit 2i
+ * is set when it is a multiple of 16 and bit 2i+1 when it equals 1.  The
+ * matching hints text ("stride=16,n=1") goes to hints when it is not NULL.
  */
-uint32_t rt_spec_key(const RtParam *params, int nparams, const tilec_arg *args,
+uint64_t rt_spec_key(const RtParam *params, int nparams, const tilec_arg *args,
                      char *hints, size_t hintslen);
 /* The codegen architecture for a compute capability ("sm_90"), or NULL before sm_80. */
 const char *rt_arch_for(int major, int minor);

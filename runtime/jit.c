@@ -8,10 +8,10 @@
  *
  * looked up by an FNV-1a hash of the source, then an exact compare of the
  * source and of the rest of the key written as text.  `spec` is the launch
- * specialisation (Triton's "divisibility by 16" of integer arguments): at
- * each launch the integer arguments that are multiples of 16 form a bit
- * mask; a variant for that mask is compiled once with div_hints naming
- * those parameters, so the compiler may vectorise on them.
+ * specialisation (Triton's: integer arguments that are multiples of 16, and
+ * those equal to 1): at each launch those facts form a bit mask; a variant
+ * for that mask is compiled once with hints naming those parameters
+ * ("n=16,stride=1"), so the compiler may vectorise on them.
  *
  * A kernel handle holds its key and the spec-0 variant (compiled by
  * tilec_compile, so source errors show up there and the signature is
@@ -70,7 +70,7 @@ struct tilec_kernel {
 	char *base_key;     /* the key without the spec */
 	Variant *generic;   /* spec 0: the signature */
 	Variant *last;      /* the last variant launched, and its spec */
-	uint32_t last_spec;
+	uint64_t last_spec;
 	double ms[4];
 };
 
@@ -172,26 +172,28 @@ tilec_status rt_check_args(const char *kernel, const RtParam *params, int nparam
 	return TILEC_OK;
 }
 
-uint32_t rt_spec_key(const RtParam *params, int nparams, const tilec_arg *args,
+uint64_t rt_spec_key(const RtParam *params, int nparams, const tilec_arg *args,
                      char *hints, size_t hintslen)
 {
-	uint32_t key = 0;
+	uint64_t key = 0;
 	size_t n = 0;
 	if (hints && hintslen)
 		hints[0] = 0;
 	for (int i = 0; i < nparams && i < 32; i++) {
-		bool div;
+		int64_t v;
 		if (params[i].elem == TY_I32)
-			div = args[i].v.i32 % 16 == 0;
+			v = args[i].v.i32;
 		else if (params[i].elem == TY_I64)
-			div = args[i].v.i64 % 16 == 0;
+			v = args[i].v.i64;
 		else
 			continue;
-		if (!div)
+		int bit = v == 1 ? 2 * i + 1 : v % 16 == 0 ? 2 * i : -1;
+		if (bit < 0)
 			continue;
-		key |= 1u << i;
+		key |= 1ull << bit;
 		if (hints && n < hintslen) {
-			int w = snprintf(hints + n, hintslen - n, "%s%s=16", n ? "," : "", params[i].name);
+			int w = snprintf(hints + n, hintslen - n, "%s%s=%d", n ? "," : "", params[i].name,
+			                 v == 1 ? 1 : 16);
 			n += w > 0 ? (size_t)w : 0;
 		}
 	}
@@ -376,12 +378,12 @@ static tilec_status load_variant(tilec_context *ctx, Variant *v)
 	return TILEC_OK;
 }
 
-static char *spec_key(const tilec_kernel *k, uint32_t spec)
+static char *spec_key(const tilec_kernel *k, uint64_t spec)
 {
 	size_t n = strlen(k->base_key) + 16;
 	char *s = malloc(n);
 	if (s)
-		snprintf(s, n, "%sspec=%x", k->base_key, spec);
+		snprintf(s, n, "%sspec=%llx", k->base_key, (unsigned long long)spec);
 	return s;
 }
 
@@ -394,7 +396,7 @@ static Variant *cache_find(tilec_context *ctx, uint64_t hash, const char *source
 }
 
 /* The variant of k for spec: from the cache, or compiled and added to it. */
-static tilec_status get_variant(tilec_kernel *k, uint32_t spec, const char *hints, Variant **out)
+static tilec_status get_variant(tilec_kernel *k, uint64_t spec, const char *hints, Variant **out)
 {
 	tilec_context *ctx = k->ctx;
 	char *key = spec_key(k, spec);
@@ -710,7 +712,7 @@ static tilec_status pick_variant(tilec_kernel *k, const tilec_arg *args, Variant
 {
 	Variant *g = k->generic;
 	char hints[1024];
-	uint32_t spec = rt_spec_key(g->params, g->nparams, args, NULL, 0);
+	uint64_t spec = rt_spec_key(g->params, g->nparams, args, NULL, 0);
 	if (k->last && k->last_spec == spec) {
 		*out = k->last;
 		return TILEC_OK;

@@ -123,6 +123,24 @@ static Info cmp(Info a, Info b, int pred, int32_t n)
 	return r;
 }
 
+/*
+ * x % y with y constant along the dim (Triton's rule, values assumed
+ * non-negative): a run of c consecutive values starting at a multiple of d
+ * can only wrap at a multiple of y, itself a multiple of e, so it splits into
+ * runs of gcd(c, d, e) consecutive values, each starting at a multiple of
+ * gcd(d, e).  `(pid * BN + arange(0, BN)) % N` stays contiguous in runs of 16
+ * when N is a multiple of 16.
+ */
+static Info rem(Info a, Info b, int32_t n)
+{
+	Info r = {1, 1, (int32_t)gcd(a.constancy, b.constancy)};
+	if (b.constancy == n) {
+		r.contig = (int32_t)gcd(a.contig, gcd(a.divis, b.divis));
+		r.divis = (int32_t)gcd(a.divis, b.divis);
+	}
+	return r;
+}
+
 static Info select3(Info c, Info a, Info b)
 {
 	Info r;
@@ -192,6 +210,10 @@ static Info binary(Func *f, Op *op)
 		return add_like(a, b, elem_bytes(vtype(f, op->res[0]).pointee));
 	case OP_CMP:
 		return cmp(a, b, (int)op->iattr[0], last_dim(vtype(f, op->res[0])));
+	case OP_REM:
+		if (elem_is_int(vtype(f, op->res[0]).elem))
+			return rem(a, b, last_dim(vtype(f, op->res[0])));
+		return same_inputs(f, op);
 	default:
 		return same_inputs(f, op);
 	}

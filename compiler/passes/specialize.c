@@ -1,11 +1,14 @@
 /*
- * passes/specialize.c: pass_specialize records divisibility hints on
- * integer parameters ("n=16,stride=16": the caller promises n and stride
- * are multiples of 16) in f->param_div, where the axis analysis reads them.
- * Like Triton's specialisation on arguments divisible by 16, a hint is a
- * promise made for this compiled kernel; the runtime checks it at launch.
- * A hint is a power of two; an unknown or non-integer parameter, or a
- * malformed list, is a user error.
+ * passes/specialize.c: pass_specialize applies launch hints on integer
+ * parameters, as Triton specialises on its arguments.  "n=16,stride=16":
+ * the caller promises n and stride are multiples of 16 (recorded in
+ * f->param_div, where the axis analysis reads them).  "stride=1": the
+ * parameter *is* 1 (a divisibility of 1 would say nothing): its uses are
+ * replaced by the constant, so `k * stride` folds and a unit-stride tile is
+ * seen to be contiguous.  A hint is a promise made for this compiled kernel;
+ * the runtime makes it only for arguments that keep it.  A hint is a power of
+ * two; an unknown or non-integer parameter, or a malformed list, is a user
+ * error.
  */
 #include "compile.h"
 
@@ -21,6 +24,15 @@ static int find_param(Func *f, const char *name, size_t len)
 			return i;
 	}
 	return -1;
+}
+
+/* Parameter i is known to be 1: every use of it becomes a constant 1. */
+static void replace_by_one(Func *f, int i)
+{
+	ValId arg = f->entry->args[i];
+	Builder b = {.f = f, .at = f->entry, .before = f->entry->first};
+	ValId one = b_const_int(&b, (ElemKind)vtype(f, arg).elem, 1);
+	ir_replace_uses(f, arg, one);
 }
 
 /* One "name=value" item of s[0..len). */
@@ -53,7 +65,10 @@ static void hint(Func *f, const char *s, size_t len)
 		end++;
 	if (end == buf || *end || v < 1 || v > (1L << 30) || !is_pow2(v))
 		error_plain(f->diag, "--hints: '%.*s' needs a power of two, got '%s'", (int)nlen, s, buf);
-	f->param_div[i] = (int)v;
+	if (v == 1)
+		replace_by_one(f, i);
+	else
+		f->param_div[i] = (int)v;
 }
 
 void pass_specialize(Func *f, const char *div_hints)

@@ -247,11 +247,14 @@ static void test_spec_key(void)
 {
 	char hints[64];
 	tilec_arg a[] = {tilec_ptr(0x7000), tilec_ptr(0x8000), tilec_i32(1024), tilec_i32(1000)};
-	CHECK(rt_spec_key(softmax_sig, 4, a, hints, sizeof hints) == 1u << 2);
+	CHECK(rt_spec_key(softmax_sig, 4, a, hints, sizeof hints) == 1ull << 4);
 	CHECK(strcmp(hints, "stride=16") == 0);
 	a[3] = tilec_i32(4096);
-	CHECK(rt_spec_key(softmax_sig, 4, a, hints, sizeof hints) == ((1u << 2) | (1u << 3)));
+	CHECK(rt_spec_key(softmax_sig, 4, a, hints, sizeof hints) == ((1ull << 4) | (1ull << 6)));
 	CHECK(strcmp(hints, "stride=16,n=16") == 0);
+	a[2] = tilec_i32(1); /* equal to 1: its own bit and an "=1" hint */
+	CHECK(rt_spec_key(softmax_sig, 4, a, hints, sizeof hints) == ((1ull << 5) | (1ull << 6)));
+	CHECK(strcmp(hints, "stride=1,n=16") == 0);
 	a[2] = tilec_i32(7);
 	a[3] = tilec_i32(-3);
 	CHECK(rt_spec_key(softmax_sig, 4, a, hints, sizeof hints) == 0);
