@@ -27,8 +27,18 @@ Mean, two rows: "mean atomic" zeroes the output inside the timed region for
 all three (torch: zero_, then torch.mean(x, 0, out=out)); "mean 2-stage" times
 mean_partial + mean_final (Triton: the same two kernels) against torch.mean.
 Both grids are 4 x SM count, BLOCK 4096.
+  4. matmul (last): fp16 4096^3 and 8192^3, bf16 4096^3, matmul+ReLU fp16
+     4096^3; tilec (dsl_examples/matmul.tile, matmul_relu.tile; bf16 = the
+     same source with every f16 replaced by bf16) vs cuBLAS (torch.matmul;
+     ReLU unfused after it) vs Triton's tutorial kernel.  tilec and Triton are
+     each autotuned over a short config list (each config checked first, then
+     timed with a few reps; configs that fail to compile or to check are
+     skipped; a time cap per problem), the fastest is re-checked and timed
+     like the rest with --matmul-reps reps.  Reference: torch.matmul on the
+     f32-upcast inputs, TF32 off; tolerance 1e-2.  TFLOP/s = 2MNK / median.
+     Then ragged shapes, tilec only, correctness only.
 
-Writes bench.json and bench.png into $OUT, or bench/out/ when OUT is unset.
+Writes bench.json, bench.png and bench_matmul.png into $OUT, or bench/out/ when OUT is unset.
 Exit status 1 if any tilec result is wrong or missing (the rest still runs).
 """
 import argparse
@@ -54,6 +64,17 @@ TOL = {"f32": 1e-5, "f16": 2e-3}   # ||out - ref|| / ||ref|| against float64
 MEAN_TOL = 1e-5                   # one missed block of 4096 in 10^8 is 4e-5
 FLUSH_BYTES = 256 << 20
 COPY_BYTES = 1 << 30
+MM_TOL = 1e-2                     # ||out - ref|| / ||ref||, f16/bf16 out, against f32 cuBLAS
+MM_IMPLS = ("tilec", "triton", "cublas")
+# (BM, BN, BK, num_warps, num_stages) tried for tilec; GROUP_M is 8 throughout.
+MM_CONFIGS = [(128, 128, 32, 8, 3), (128, 128, 64, 8, 3), (128, 256, 32, 8, 3),
+              (128, 128, 32, 4, 3), (64, 128, 32, 4, 3), (256, 128, 32, 8, 3)]
+MM_GROUP_M = 8
+MM_TUNE_REPS = 5                  # timed calls per config while tuning (median)
+MM_TUNE_CAP_S = 30.0              # seconds per implementation per problem for tuning
+# (M, N, K, B transposed): correctness only, tilec only.
+MM_RAGGED = [(1000, 1000, 1000, False), (4095, 257, 129, False), (512, 512, 100, False),
+             (4095, 257, 129, True)]
 
 
 def parse_args(argv=None):
@@ -65,12 +86,14 @@ def parse_args(argv=None):
     p.add_argument("--launches", type=int, default=10000, help="launches timed for the launch overhead")
     p.add_argument("--only", default="", help="comma-separated workload name prefixes to run")
     p.add_argument("--skip-compile", action="store_true", help="skip the compile-time part")
+    p.add_argument("--skip-matmul", action="store_true", help="skip the matmul part")
+    p.add_argument("--matmul-reps", type=int, default=20, help="timed calls for each matmul winner")
     p.add_argument("--gpu-test-log", default=None,
                    help="gpu_test's log, searched for a C launch-overhead line (default: $OUT/gpu_test.log)")
     p.add_argument("--out", default=None, help="output folder (default: $OUT, else bench/out)")
     a = p.parse_args(argv)
-    if a.reps < 1 or a.warmup < 0 or a.launches < 1:
-        p.error("--reps and --launches must be >= 1, --warmup >= 0")
+    if a.reps < 1 or a.warmup < 0 or a.launches < 1 or a.matmul_reps < 1:
+        p.error("--reps, --matmul-reps and --launches must be >= 1, --warmup >= 0")
     return a
 
 
@@ -185,6 +208,103 @@ def format_launch(res):
     return "\n".join(lines)
 
 
+def cell_tf(r):
+    if r is None:
+        return "-"
+    if r.get("status") == "ok":
+        return f"{r['tflops']:.0f}"
+    return r.get("status", "ERR")
+
+
+def ratio_tf(a, b):
+    if not a or not b or a.get("status") != "ok" or b.get("status") != "ok":
+        return "-"
+    return f"{a['tflops'] / b['tflops']:.2f}"
+
+
+def fmt_cfg(c):
+    """(BM, BN, BK, ..., warps, stages) -> '128x128x32 w8 s3'."""
+    if not c:
+        return "-"
+    return f"{c[0]}x{c[1]}x{c[2]} w{c[-2]} s{c[-1]}"
+
+
+def format_matmul(res):
+    mm = res.get("matmul") or {}
+    if not mm.get("problems"):
+        return "matmul: not measured"
+    rows = [("matmul", "tilec TF/s", "Triton TF/s", "cuBLAS TF/s", "ours/cuBLAS", "ours/Triton", "Triton/cuBLAS")]
+    for w in mm["problems"]:
+        i = w["impls"]
+        t, tr, cb = i.get("tilec"), i.get("triton"), i.get("cublas")
+        rows.append((w["name"], cell_tf(t), cell_tf(tr), cell_tf(cb), ratio_tf(t, cb), ratio_tf(t, tr),
+                     ratio_tf(tr, cb)))
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    lines = [f"matmul, TFLOP/s = 2MNK / median ({mm.get('reps', '?')} reps, L2 flushed, tolerance {MM_TOL:g} "
+             "against f32 cuBLAS, TF32 off)"]
+    for n, r in enumerate(rows):
+        lines.append(" | ".join(s.ljust(widths[c]) if c == 0 else s.rjust(widths[c]) for c, s in enumerate(r)))
+        if n == 0:
+            lines.append("-+-".join("-" * w for w in widths))
+    lines.append("winning configs (BMxBNxBK warps stages; GROUP_M 8), rel err of the winner:")
+    for w in mm["problems"]:
+        parts = []
+        for impl in ("tilec", "triton"):
+            r = w["impls"].get(impl) or {}
+            err = r.get("rel_err", [None])[0]
+            tried = r.get("tried", [])
+            parts.append(f"{impl} {fmt_cfg(r.get('config'))} ({len(tried)} tried"
+                         + (f", err {err:.1e}" if isinstance(err, float) else "") + ")")
+        cb = (w["impls"].get("cublas") or {}).get("rel_err", [None])[0]
+        parts.append("cuBLAS" + (f" err {cb:.1e}" if isinstance(cb, float) else " -"))
+        lines.append(f"  {w['name']}: " + "; ".join(parts))
+    for w in mm["problems"]:
+        skipped = [f"{fmt_cfg(t['config'])}: {t['status']}" for t in (w["impls"].get("tilec") or {}).get("tried", [])
+                   if t.get("status") != "ok"]
+        if skipped:
+            lines.append(f"  {w['name']}: tilec configs skipped: " + "; ".join(skipped))
+    if mm.get("ragged"):
+        lines.append("ragged shapes, tilec, correctness only (outputs NaN-poisoned first):")
+        for c in mm["ragged"]:
+            err = c.get("rel_err")
+            lines.append(f"  {c['status']:<4} {c['name']:<34} {fmt_cfg(c.get('config')):<18} "
+                         + (f"rel err {err:.2e}" if isinstance(err, float) else c.get("error", "")))
+    return "\n".join(lines)
+
+
+def plot_matmul(res, path, plt):
+    """Grouped bars of TFLOP/s per matmul problem, one bar per implementation."""
+    probs = (res.get("matmul") or {}).get("problems") or []
+    if not probs:
+        return False
+    fig, ax = plt.subplots(figsize=(max(7, 1.6 * len(probs) + 2), 5))
+    width = 0.8 / len(MM_IMPLS)
+    colors = {"tilec": "tab:blue", "triton": "tab:orange", "cublas": "tab:green"}
+    top = 1.0
+    for j, impl in enumerate(MM_IMPLS):
+        for i, w in enumerate(probs):
+            r = w["impls"].get(impl)
+            x = i + (j - (len(MM_IMPLS) - 1) / 2) * width
+            if r and r.get("status") == "ok":
+                ax.bar(x, r["tflops"], width, color=colors[impl], label=impl if i == 0 else None)
+                top = max(top, r["tflops"])
+            else:
+                ax.text(x, 0, r.get("status", "ERR") if r else "-", rotation=90, ha="center", va="bottom",
+                        fontsize=8, color="red")
+    ax.set_xticks(range(len(probs)))
+    ax.set_xticklabels([w["name"] for w in probs], rotation=15, ha="right", fontsize=8)
+    ax.set_ylabel("TFLOP/s (2MNK / median time)")
+    ax.set_title(f"matmul: tilec vs Triton vs cuBLAS on {res.get('meta', {}).get('device', '?')}")
+    ax.set_ylim(0, top * 1.18)
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(fontsize=8, ncol=3, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
 def plot(res, path):
     """Grouped bars of GB/s per workload, one bar per implementation, copy ceiling as a line."""
     try:
@@ -228,6 +348,7 @@ def plot(res, path):
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+    plot_matmul(res, os.path.join(os.path.dirname(path), "bench_matmul.png"), plt)
     return True
 
 
@@ -236,7 +357,7 @@ def write_outputs(res, d):
     with open(jpath, "w") as f:
         json.dump(clean(res), f, indent=1, sort_keys=False, allow_nan=False)
     plotted = plot(res, ppath)
-    print(f"bench: wrote {jpath}" + (f" and {ppath}" if plotted else ""))
+    print(f"bench: wrote {jpath}" + (f", {ppath} and bench_matmul.png" if plotted else ""))
 
 
 def print_report(res):
@@ -246,11 +367,15 @@ def print_report(res):
     print(format_launch(res))
     print()
     print(format_table(res))
+    print()
+    print(format_matmul(res))
 
 
 def tilec_failures(res):
+    mm = res.get("matmul") or {}
     bad = [f"{w['name']}: {w['impls'].get('tilec', {}).get('status', 'missing')}"
-           for w in res["workloads"] if (w["impls"].get("tilec") or {}).get("status") != "ok"]
+           for w in res["workloads"] + mm.get("problems", []) if (w["impls"].get("tilec") or {}).get("status") != "ok"]
+    bad += [f"{c['name']}: {c['status']}" for c in mm.get("ragged", []) if c.get("status") != "ok"]
     if res.get("aborted"):
         bad.append(f"aborted: {res['aborted']}")
     return bad

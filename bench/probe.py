@@ -15,6 +15,7 @@ import tempfile
 
 os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="probe-triton-"))
 import torch  # noqa: E402
+import triton  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
@@ -73,9 +74,24 @@ def main():
                                                                num_warps=warps))
         nbytes = n * 4
         ref = x.double().mean().float().reshape(1)
+    elif what == "matmul":
+        M, N, K = (int(v) for v in sys.argv[2:5])
+        bm, bn, bk, warps, stages = (int(v) for v in (sys.argv[5:10] or [128, 128, 32, 8, 3]))
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        o1 = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        o2 = torch.empty_like(o1)
+        k = tilec.Kernel.compile(os.path.join(EX, "matmul.tile"), "matmul",
+                                 defines={"BM": bm, "BN": bn, "BK": bk}, num_warps=warps, num_stages=stages)
+        grid = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+        t = lambda: k.launch(grid, o1, a, b, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),  # noqa
+                             o1.stride(0), o1.stride(1))
+        tt = lambda: torch.matmul(a, b, out=o2)  # noqa: E731
+        nbytes = 2 * M * N * K * 1000  # reported "GB/s" column is then GFLOP/s / 1000 = TFLOP/s
+        ref = torch.matmul(a.float(), b.float())
     else:
-        sys.exit("probe.py softmax ROWS N [WARPS] | mean N [WARPS]")
-    for name, fn, out in (("tilec", t, o1), ("triton", tt, o2)):
+        sys.exit("probe.py softmax ROWS N [WARPS] | mean N [WARPS] | matmul M N K [BM BN BK WARPS STAGES]")
+    for name, fn, out in (("tilec", t, o1), ("triton" if what != "matmul" else "cublas", tt, o2)):
         fn()
         torch.cuda.synchronize()
         err = ((out.double() - ref.double()).norm() / ref.double().norm()).item()

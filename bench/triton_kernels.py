@@ -10,6 +10,11 @@ with Triton as its authors show it:
                element size, next_pow2(n)), num_warps = min(max(BLOCK // 256, 1), 8).
   mean         not a tutorial: the same grid-stride loop as dsl_examples/mean.tile,
                as one atomic kernel and as the two-stage (partial, final) pair.
+  matmul       03-matrix-multiplication.py's `matmul_kernel` (grouped ordering,
+               f32 accumulator, K tail masked), its ACTIVATION epilogue as "relu",
+               the output cast to C's element type (f16 or bf16); no autotune
+               decorator: bench.py times each of MATMUL_CONFIGS (the tutorial's
+               H100-sized ones) and keeps the fastest.
 `prime` exists only to pay Triton's one-time process costs apart.
 The launchers take torch tensors and return nothing; outputs are preallocated
 by the caller so that allocation stays out of the timed region.
@@ -160,6 +165,63 @@ def mean_two_stage(x, out, partial, block=4096, final_block=1024, num_warps=4):
     n, programs = x.numel(), partial.numel()
     mean_partial_kernel[(programs,)](partial, x, n, BLOCK=block, num_warps=num_warps)
     mean_final_kernel[(1,)](out, partial, programs, 1.0 / n, BLOCK=final_block, num_warps=4)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                  stride_cm, stride_cn, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                  BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr, ACTIVATION: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    if ACTIVATION == "relu":
+        accumulator = tl.maximum(accumulator, 0.0)
+    c = accumulator.to(c_ptr.dtype.element_ty)
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+# (BM, BN, BK, GROUP_M, num_warps, num_stages): the tutorial's configs that
+# fill an H100 at 4096 and up (its small-tile ones are for small problems).
+MATMUL_CONFIGS = [
+    (128, 256, 64, 8, 8, 3),
+    (128, 128, 64, 8, 4, 4),
+    (128, 128, 32, 8, 4, 4),
+    (64, 256, 32, 8, 4, 4),
+    (128, 64, 32, 8, 4, 4),
+    (128, 128, 32, 8, 8, 3),
+]
+
+
+def matmul(a, b, c, config, activation=""):
+    """c = activation(a @ b) with one config (BM, BN, BK, GROUP_M, warps, stages)."""
+    (M, K), (_, N) = a.shape, b.shape
+    bm, bn, bk, group, warps, stages = config
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+    matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                        c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                        GROUP_SIZE_M=group, ACTIVATION=activation, num_warps=warps, num_stages=stages)
 
 
 @triton.jit

@@ -137,6 +137,8 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 		run(c, o, "canon", pass_canon);
 		run(c, o, "cse", pass_cse);
 		run(c, o, "dce", pass_dce);
+		run(c, o, "prefetch", pass_prefetch);
+		run(c, o, "dce", pass_dce);
 	}
 	if (o->emit == EMIT_IR) {
 		ir_print(&c->out, c->func);

@@ -1,0 +1,436 @@
+/*
+ * passes/pipeline.c: pass_pipeline, software pipelining of the loads that
+ * feed tensor-core dots, with cp.async into rings of shared buffers.
+ *
+ * A `for` whose body loads a tile (f16/bf16, 16-byte runs provable by the
+ * axis analysis, mask constant over them, masked-off value 0) only to hand
+ * it, through the convert pass_layout inserted, to an mma dot, is rewritten
+ * so that the load of iteration i is issued S-1 iterations earlier
+ * (S = f->num_stages) as an async copy into slot i % S of a ring:
+ *
+ *     ring_t = async_ring S                    one per pipelined load
+ *     for j in 0 .. S-2:                       prologue
+ *         async_copy ring_t, j, ptr_t(j), mask_t(j) && iv_j < hi ; async_commit
+ *     for iv ... iter(..., X' = X(S-1), rd = 0, wr = S-1):
+ *         async_wait S-2                       (and a barrier)
+ *         a_t = local_load ring_t, rd          replaces the convert
+ *         async_copy ring_t, wr, ptr_t(X'), mask_t(iv + (S-1) step) && ... ; async_commit
+ *         ... dot(a_t, ...) ...
+ *         yield ..., next(X'), rd + 1 mod S, wr + 1 mod S
+ *     async_wait 0
+ *
+ * The slot written in iteration i was read in iteration i-1, which every
+ * thread has left once it passes iteration i's barrier.  The address and
+ * mask of a load are recomputed for the prefetched iteration by cloning
+ * their computation in the body (its "slice"), with the induction variable
+ * shifted and every loop-carried value X the slice reads replaced by a new
+ * loop-carried copy X' that runs S-1 iterations ahead (its update cloned
+ * the same way), as the prologue/kernel expansion of Triton's
+ * PipelineExpander does.  A slice must be pure, region-free and read no
+ * memory; otherwise the loop is left as it is.  Iterations past the end
+ * copy nothing: their mask is false and cp.async zero-fills.
+ */
+#include <string.h>
+
+#include "compile.h"
+
+typedef struct Load {
+	Op *load, *cvt;
+	ValId ring;
+} Load;
+
+typedef struct Pipe {
+	Func *f;
+	Op *loop;
+	Block *body;
+	Load loads[8];
+	int nloads;
+	uint8_t *need;      /* per ValId of the body: in some slice */
+	ValId *map;         /* per ValId: its clone in the current round, or 0 */
+	int nvals;          /* values that existed when the pass started */
+} Pipe;
+
+/* ---- which loads qualify ---- */
+
+static bool is_zero_const(Func *f, ValId v)
+{
+	Op *d = val(f, v)->def;
+	if (d && d->code == OP_SPLAT)
+		d = val(f, d->opnds[0])->def;
+	if (!d || d->code != OP_CONST)
+		return false;
+	if (elem_is_float(vtype(f, d->res[0]).elem))
+		return d->fattr == 0.0 && !signbit(d->fattr);
+	return d->iattr[0] == 0;
+}
+
+/* The first three register columns give 8 consecutive elements that nothing else touches. */
+static bool vec8(const Layout *l)
+{
+	if (l->nreg < 3 || l->reg[0] != 1 || l->reg[1] != 2 || l->reg[2] != 4)
+		return false;
+	uint32_t bad = 0;
+	for (int i = 3; i < l->nreg; i++)
+		bad |= l->reg[i] & 7;
+	for (int i = 0; i < l->nlane; i++)
+		bad |= l->lane[i] & 7;
+	for (int i = 0; i < l->nwarp; i++)
+		bad |= l->warp[i] & 7;
+	return !bad;
+}
+
+/* A load cp.async can do in 16-byte pieces with zero fill. */
+static bool copyable(Func *f, Op *ld)
+{
+	Type t = vtype(f, ld->res[0]);
+	if (t.rank != 2 || (t.elem != TY_F16 && t.elem != TY_BF16) || t.shape[1] < 8)
+		return false;
+	Value *p = val(f, ld->opnds[0]);
+	if (p->layout < 0 || !vec8(&f->layouts[p->layout]) || p->contig < 8 || p->divis % 16)
+		return false;
+	if (ld->nopnds > 1 && val(f, ld->opnds[1])->constancy < 8)
+		return false;
+	return ld->nopnds < 3 || is_zero_const(f, ld->opnds[2]);
+}
+
+static Op *def_in(Pipe *p, ValId v)
+{
+	Op *d = val(p->f, v)->def;
+	return d && d->parent == p->body ? d : NULL;
+}
+
+/* Operand k of an mma dot: a convert of a load in the body, each used once. */
+static void try_operand(Pipe *p, Op *dot, int k)
+{
+	Func *f = p->f;
+	Op *cvt = def_in(p, dot->opnds[k]);
+	if (!cvt || cvt->code != OP_CONVERT_LAYOUT || val(f, cvt->res[0])->nuses != 1)
+		return;
+	Op *ld = def_in(p, cvt->opnds[0]);
+	if (!ld || ld->code != OP_LOAD || val(f, ld->res[0])->nuses != 1 || !copyable(f, ld))
+		return;
+	const Layout *lc = &f->layouts[val(f, dot->res[0])->layout];
+	int K = vtype(f, dot->opnds[0]).shape[1];
+	Layout want = k == 0 ? layout_mma_a(lc, K) : layout_mma_b(lc, K);
+	if (!layout_eq(&f->layouts[val(f, cvt->res[0])->layout], &want))
+		return;
+	if (p->nloads < (int)(sizeof p->loads / sizeof p->loads[0]))
+		p->loads[p->nloads++] = (Load){ld, cvt, 0};
+}
+
+static void find_loads(Pipe *p)
+{
+	Func *f = p->f;
+	for (Op *op = p->body->first; op; op = op->next) {
+		if (op->code != OP_DOT || val(f, op->res[0])->layout < 0)
+			continue;
+		if (!layout_is_mma_acc(&f->layouts[val(f, op->res[0])->layout], f->num_warps))
+			continue;
+		try_operand(p, op, 0);
+		try_operand(p, op, 1);
+	}
+}
+
+/* ---- slices ---- */
+
+/* Marks v's computation in the body; false when it cannot be cloned. */
+static bool mark(Pipe *p, ValId v)
+{
+	if (v >= p->nvals || p->need[v])
+		return true;
+	Value *x = val(p->f, v);
+	if (x->block == p->body) {
+		p->need[v] = 1;
+		return true;
+	}
+	Op *d = def_in(p, v);
+	if (!d)
+		return true; /* defined outside: loop-invariant */
+	if (!op_has(d->code, F_PURE) || d->nblocks || d->nres != 1 || d->code == OP_LOAD || d->code == OP_LOCAL_LOAD)
+		return false;
+	p->need[v] = 1;
+	for (int i = 0; i < d->nopnds; i++)
+		if (!mark(p, d->opnds[i]))
+			return false;
+	return true;
+}
+
+/* Slices of every load's pointer and mask, closed over the updates of the carried values they read. */
+static bool mark_slices(Pipe *p)
+{
+	for (int i = 0; i < p->nloads; i++)
+		for (int k = 0; k < p->loads[i].load->nopnds && k < 2; k++)
+			if (!mark(p, p->loads[i].load->opnds[k]))
+				return false;
+	Op *y = p->body->last;
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (int j = 1; j < p->body->nargs; j++) {
+			ValId a = p->body->args[j];
+			if (!p->need[a] || p->need[a] == 2)
+				continue;
+			p->need[a] = 2;
+			grew = true;
+			if (!mark(p, y->opnds[j - 1]))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* ---- cloning one iteration's slice ---- */
+
+static ValId mapped(Pipe *p, ValId v)
+{
+	return v < p->nvals && p->map[v] ? p->map[v] : v;
+}
+
+/* Clones every marked op of the body before b->before, with map[] preset for the body's arguments. */
+static void clone_round(Pipe *p, Builder *b)
+{
+	Func *f = p->f;
+	for (Op *op = p->body->first; op; op = op->next) {
+		if (op->nres != 1 || op->res[0] >= p->nvals || !p->need[op->res[0]])
+			continue;
+		ValId ops[8];
+		for (int i = 0; i < op->nopnds; i++)
+			ops[i] = mapped(p, op->opnds[i]);
+		b->loc = op->loc;
+		ValId r = b_op1(b, op->code, vtype(f, op->res[0]), ops, op->nopnds);
+		Op *c = val(f, r)->def;
+		c->iattr[0] = op->iattr[0];
+		c->iattr[1] = op->iattr[1];
+		c->fattr = op->fattr;
+		val(f, r)->layout = val(f, op->res[0])->layout;
+		val(f, r)->name = val(f, op->res[0])->name;
+		p->map[op->res[0]] = r;
+	}
+}
+
+/* Presets the map for an iteration whose induction variable is iv and carried values cur[]. */
+static void start_round(Pipe *p, ValId iv, const ValId *cur)
+{
+	memset(p->map, 0, sizeof(ValId) * (size_t)p->nvals);
+	p->map[p->body->args[0]] = iv;
+	for (int j = 1; j < p->body->nargs; j++)
+		if (p->need[p->body->args[j]])
+			p->map[p->body->args[j]] = cur[j];
+}
+
+static ValId op1(Builder *b, Opcode code, Type t, ValId x, ValId y)
+{
+	ValId o[2] = {x, y};
+	return b_op1(b, code, t, o, 2);
+}
+
+static ValId cmp(Builder *b, CmpPred pred, ValId x, ValId y)
+{
+	ValId r = op1(b, OP_CMP, type_scalar(TY_I1), x, y);
+	val(b->f, r)->def->iattr[0] = pred;
+	return r;
+}
+
+/* async_copy of every load for the iteration cloned last, valid when `ok`; then commit. */
+static void issue_copies(Pipe *p, Builder *b, ValId slot, ValId ok)
+{
+	Func *f = p->f;
+	for (int i = 0; i < p->nloads; i++) {
+		Op *ld = p->loads[i].load;
+		ValId ptr = mapped(p, ld->opnds[0]);
+		Type mt = type_with_elem(vtype(f, ptr), TY_I1);
+		ValId mask = b_op1(b, OP_SPLAT, mt, &ok, 1);
+		val(f, mask)->layout = val(f, ptr)->layout;
+		if (ld->nopnds > 1) {
+			mask = op1(b, OP_AND, mt, mapped(p, ld->opnds[1]), mask);
+			val(f, mask)->layout = val(f, ptr)->layout;
+		}
+		ValId o[4] = {p->loads[i].ring, slot, ptr, mask};
+		b_op1(b, OP_ASYNC_COPY, type_scalar(TY_I32), o, 4);
+	}
+	b_op1(b, OP_ASYNC_COMMIT, type_scalar(TY_I32), NULL, 0);
+}
+
+/* Carried values after the cloned iteration: the clones of what the body yields. */
+static void next_carried(Pipe *p, ValId *cur)
+{
+	Op *y = p->body->last;
+	for (int j = 1; j < p->body->nargs; j++)
+		if (p->need[p->body->args[j]])
+			cur[j] = mapped(p, y->opnds[j - 1]);
+}
+
+/* ---- the rewrite ---- */
+
+static ValId wait_op(Builder *b, int n)
+{
+	ValId c = b_const_int(b, TY_I32, n);
+	return b_op1(b, OP_ASYNC_WAIT, type_scalar(TY_I32), &c, 1);
+}
+
+/* Rings and the prologue before the loop; leaves cur[] = carried values S-1 iterations in. */
+static void prologue(Pipe *p, int S, ValId *cur)
+{
+	Func *f = p->f;
+	Op *loop = p->loop;
+	Builder b = {f, NULL, loop, loop->loc};
+	ValId ns = b_const_int(&b, TY_I32, S);
+	for (int i = 0; i < p->nloads; i++) {
+		p->loads[i].ring = b_op1(&b, OP_ASYNC_RING, vtype(f, p->loads[i].load->res[0]), &ns, 1);
+		val(f, p->loads[i].ring)->def->loc = p->loads[i].load->loc;
+	}
+	ValId lo = loop->opnds[0], hi = loop->opnds[1], step = loop->opnds[2];
+	ElemKind ie = vtype(f, lo).elem;
+	for (int j = 1; j < p->body->nargs; j++)
+		cur[j] = loop->opnds[2 + j];
+	for (int s = 0; s < S - 1; s++) {
+		ValId iv = s == 0 ? lo : op1(&b, OP_ADD, vtype(f, lo), lo,
+		                             op1(&b, OP_MUL, vtype(f, lo), b_const_int(&b, ie, s), step));
+		start_round(p, iv, cur);
+		clone_round(p, &b);
+		issue_copies(p, &b, b_const_int(&b, TY_I32, s), cmp(&b, CMP_LT, iv, hi));
+		next_carried(p, cur);
+	}
+}
+
+/* Appends a loop-carried value: init, body argument, result, yielded next value (set later). */
+static ValId add_iter(Func *f, Op *loop, ValId init)
+{
+	Block *body = loop->blocks[0];
+	Op *y = body->last;
+	Type t = vtype(f, init);
+	ValId *ops = NEWN(f->arena, ValId, loop->nopnds + 1), *args = NEWN(f->arena, ValId, body->nargs + 1);
+	ValId *res = NEWN(f->arena, ValId, loop->nres + 1), *ys = NEWN(f->arena, ValId, y->nopnds + 1);
+	memcpy(ops, loop->opnds, sizeof(ValId) * (size_t)loop->nopnds);
+	memcpy(args, body->args, sizeof(ValId) * (size_t)body->nargs);
+	memcpy(res, loop->res, sizeof(ValId) * (size_t)loop->nres);
+	memcpy(ys, y->opnds, sizeof(ValId) * (size_t)y->nopnds);
+	ValId a = ir_new_value(f, t), r = ir_new_value(f, t);
+	val(f, a)->block = body;
+	val(f, a)->index = (int16_t)body->nargs;
+	val(f, a)->layout = val(f, init)->layout;
+	val(f, r)->def = loop;
+	val(f, r)->index = (int16_t)loop->nres;
+	val(f, r)->layout = val(f, init)->layout;
+	ops[loop->nopnds++] = init;
+	args[body->nargs++] = a;
+	res[loop->nres++] = r;
+	ys[y->nopnds++] = a;
+	loop->opnds = ops;
+	body->args = args;
+	loop->res = res;
+	y->opnds = ys;
+	return a;
+}
+
+/* (x + 1) mod S */
+static ValId bump(Builder *b, ValId x, int S)
+{
+	Type t = type_scalar(TY_I32);
+	ValId x1 = op1(b, OP_ADD, t, x, b_const_int(b, TY_I32, 1));
+	ValId o[3] = {cmp(b, CMP_EQ, x1, b_const_int(b, TY_I32, S)), b_const_int(b, TY_I32, 0), x1};
+	return b_op1(b, OP_SELECT, t, o, 3);
+}
+
+static Op *first_dot(Pipe *p)
+{
+	for (Op *op = p->body->first; op; op = op->next)
+		for (int i = 0; i < p->nloads; i++)
+			if (op->code == OP_DOT && (op->opnds[0] == p->loads[i].cvt->res[0] ||
+			                           op->opnds[1] == p->loads[i].cvt->res[0]))
+				return op;
+	die("pipeline: no dot uses the pipelined loads");
+}
+
+static void rewrite(Pipe *p, int S)
+{
+	Func *f = p->f;
+	Op *loop = p->loop;
+	int nargs0 = p->body->nargs;
+	ValId *cur = NEWN(f->arena, ValId, nargs0);
+	prologue(p, S, cur);
+
+	Builder pre = {f, NULL, loop, loop->loc};
+	ValId *ahead = NEWN(f->arena, ValId, nargs0), *yslot = NEWN(f->arena, int32_t, nargs0);
+	for (int j = 1; j < nargs0; j++) {
+		if (!p->need[p->body->args[j]])
+			continue;
+		yslot[j] = p->body->last->nopnds;
+		ahead[j] = add_iter(f, loop, cur[j]);
+	}
+	int rd_at = p->body->last->nopnds;
+	ValId rd = add_iter(f, loop, b_const_int(&pre, TY_I32, 0));
+	ValId wr = add_iter(f, loop, b_const_int(&pre, TY_I32, S - 1));
+
+	Builder b = {f, NULL, first_dot(p), loop->loc};
+	wait_op(&b, S - 2);
+	for (int i = 0; i < p->nloads; i++) {
+		Op *cvt = p->loads[i].cvt;
+		ValId o[2] = {p->loads[i].ring, rd};
+		b.loc = cvt->loc;
+		ValId ll = b_op1(&b, OP_LOCAL_LOAD, vtype(f, cvt->res[0]), o, 2);
+		val(f, ll)->layout = val(f, cvt->res[0])->layout;
+		val(f, ll)->name = val(f, cvt->res[0])->name;
+		ir_replace_uses(f, cvt->res[0], ll);
+	}
+	b.loc = loop->loc;
+	ValId iv = p->body->args[0], lo = loop->opnds[0];
+	ValId shift = op1(&b, OP_MUL, vtype(f, lo), b_const_int(&b, vtype(f, lo).elem, S - 1), loop->opnds[2]);
+	ValId iva = op1(&b, OP_ADD, vtype(f, lo), iv, shift);
+	start_round(p, iva, ahead);
+	clone_round(p, &b);
+	issue_copies(p, &b, wr, cmp(&b, CMP_LT, iva, loop->opnds[1]));
+	Op *y = p->body->last;
+	for (int j = 1; j < nargs0; j++)
+		if (p->need[p->body->args[j]])
+			y->opnds[yslot[j]] = mapped(p, y->opnds[j - 1]);
+	y->opnds[rd_at] = bump(&b, rd, S);
+	y->opnds[rd_at + 1] = bump(&b, wr, S);
+
+	Builder post = {f, loop->next ? NULL : loop->parent, loop->next, loop->loc};
+	wait_op(&post, 0);
+}
+
+static void pipeline_loop(Func *f, Op *loop)
+{
+	Pipe p = {.f = f, .loop = loop, .body = loop->blocks[0], .nvals = f->nvals};
+	if (!p.body->last || p.body->last->code != OP_YIELD)
+		return;
+	find_loads(&p);
+	if (!p.nloads)
+		return;
+	p.need = NEWN(f->arena, uint8_t, f->nvals);
+	p.map = NEWN(f->arena, ValId, f->nvals);
+	if (!mark_slices(&p))
+		return;
+	rewrite(&p, f->num_stages);
+}
+
+typedef struct Loops {
+	Op **ops;
+	int n, cap;
+	Arena *arena;
+} Loops;
+
+static void collect_loop(Func *f, Op *op, void *ctx)
+{
+	Loops *l = ctx;
+	(void)f;
+	if (op->code != OP_FOR)
+		return;
+	if (l->n >= l->cap)
+		l->ops = arena_grow(l->arena, l->ops, &l->cap, l->n + 1, sizeof(Op *));
+	l->ops[l->n++] = op;
+}
+
+void pass_pipeline(Func *f)
+{
+	if (f->num_stages < 2)
+		return;
+	Loops l = {.arena = f->arena};
+	ir_walk(f, collect_loop, &l);
+	for (int i = 0; i < l.n; i++) {
+		ir_fill_uses(f);
+		pipeline_loop(f, l.ops[i]);
+	}
+	ir_fill_uses(f);
+}
