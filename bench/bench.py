@@ -268,7 +268,8 @@ def format_matmul(res):
         for c in mm["ragged"]:
             err = c.get("rel_err")
             lines.append(f"  {c['status']:<4} {c['name']:<34} {fmt_cfg(c.get('config')):<18} "
-                         + (f"rel err {err:.2e}" if isinstance(err, float) else c.get("error", "")))
+                         + (f"rel err {err:.2e}" if isinstance(err, float) else
+                            f"rel err {err}" if err is not None else c.get("error", "")))
     return "\n".join(lines)
 
 
@@ -401,7 +402,27 @@ def fake_results():
     kernels = [{"kernel": k, "tilec": {"status": "ok", "wall_ms": 40.0 + i, "phases_ms": [1.0, 2.0, 30.0, 5.0]},
                 "triton": {"status": "ok", "wall_ms": 300.0 + 10 * i}} for i, k in enumerate(
                     ["vector_add", "softmax/1024", "layernorm/8192", "mean_atomic"])]
+    probs = []
+    for i, (name, m, n, k, dt, relu) in enumerate(matmul_list()):
+        def okm(tf, cfg, **kw):
+            ms = 2 * m * n * k / tf / 1e9
+            r = {"status": "ok", "tflops": tf, "median_ms": ms, "p10_ms": ms, "p90_ms": ms, "rel_err": [3e-4],
+                 "tol": [MM_TOL], "config": cfg}
+            r.update(kw)
+            return r
+        tried = [{"config": c, "status": "ok", "median_ms": 1.0} for c in MM_CONFIGS[:5]]
+        tried.append({"config": MM_CONFIGS[5], "status": "compile: shared memory 240 KB over the 227 KB limit"})
+        im = {"tilec": okm(500 + 10 * i, MM_CONFIGS[0], tried=tried),
+              "triton": okm(600, (128, 256, 64, 8, 8, 3), tried=[]), "cublas": okm(700, None)}
+        if i == 3:
+            im["triton"] = {"status": "ERR", "error": "fake"}
+        probs.append({"name": name, "shape": [m, n, k], "dtype": dt, "relu": relu, "flops": 2 * m * n * k,
+                      "impls": im})
+    ragged = [{"name": mm_ragged_name("matmul", "f16", *r), "status": "ok", "rel_err": 2e-4,
+               "config": MM_CONFIGS[0]} for r in MM_RAGGED]
+    ragged[1].update(status="FAIL", rel_err=float("nan"))
     return {
+        "matmul": {"reps": 20, "problems": probs, "ragged": ragged},
         "meta": {"device": "fake GPU (selftest)", "date": datetime.datetime.now().isoformat(timespec="seconds"),
                  "selftest": True},
         "copy": {"status": "ok", "gbs": 3000.0, "median_ms": 0.7158},
@@ -424,11 +445,16 @@ def selftest(args):
     assert len(back["workloads"]) == len(workload_list())
     table = format_table(back)
     assert "FAIL" in table and "ERR" in table and "copy ceiling" in table
-    assert tilec_failures(back) == [f"{back['workloads'][2]['name']}: FAIL"]
     assert c_launch_line("x\nlaunch overhead: 3.2 us per launch\n") == "launch overhead: 3.2 us per launch"
     assert c_launch_line("3 passed, 0 failed\n") is None
     assert next_pow2(1000) == 1024 and next_pow2(1024) == 1024 and softmax_warps(16384) == 16
     assert layernorm_warps(8192) == 8 and cdiv(10, 4) == 3
+    mt = format_matmul(back)
+    assert "ERR" in mt and "FAIL" in mt and "shared memory" in mt and "128x128x32 w8 s3" in mt, mt
+    assert len(back["matmul"]["problems"]) == len(matmul_list()) == 4
+    assert tilec_failures(back) == [f"{back['workloads'][2]['name']}: FAIL", f"{back['matmul']['ragged'][1]['name']}: FAIL"]
+    assert bf16_source("let x: *f16 = cast(y, f16);") == "let x: *bf16 = cast(y, bf16);"
+    assert mm_flops(4096, 4096, 4096) == 2 * 4096 ** 3
     print_report(back)
     print("bench: selftest passed")
     return 0
@@ -446,6 +472,27 @@ def workload_list():
     out.append(("mean atomic f32 1e8", 4 * 10**8 + 4))
     out.append(("mean 2-stage f32 1e8", 4 * 10**8 + 4))
     return out
+
+
+def matmul_list():
+    """(name, M, N, K, dtype, relu) of the timed matmul problems."""
+    return [("matmul f16 4096^3", 4096, 4096, 4096, "f16", False),
+            ("matmul f16 8192^3", 8192, 8192, 8192, "f16", False),
+            ("matmul bf16 4096^3", 4096, 4096, 4096, "bf16", False),
+            ("matmul+relu f16 4096^3", 4096, 4096, 4096, "f16", True)]
+
+
+def mm_ragged_name(kernel, dt, m, n, k, bt):
+    return f"{kernel} {dt} {m}x{n}x{k}" + (" B^T" if bt else "")
+
+
+def mm_flops(m, n, k):
+    return 2 * m * n * k
+
+
+def bf16_source(src):
+    """The f16 kernel's source with every f16 made bf16 (the JIT takes source text)."""
+    return src.replace("f16", "bf16")
 
 
 def c_launch_line(text):
@@ -489,24 +536,27 @@ class Gpu:
             self.dead = f"{type(e).__name__}: {e}"
             return False
 
-    def kernel(self, file, name, defines, num_warps, source_suffix=""):
+    def kernel(self, file, name, defines, num_warps, source_suffix="", num_stages=0, dtype="f16"):
         path = os.path.join(EXAMPLES, file)
         src = path
-        if source_suffix:
+        if source_suffix or dtype == "bf16":
             with open(path) as f:
                 src = f.read() + source_suffix
-        return self.tilec.Kernel.compile(src, name, defines=defines, num_warps=num_warps)
+            if dtype == "bf16":
+                src = bf16_source(src)
+        return self.tilec.Kernel.compile(src, name, defines=defines, num_warps=num_warps, num_stages=num_stages)
 
     def randn(self, *shape):
         return self.torch.randn(*shape, device=self.dev, dtype=self.torch.float32)
 
-    def time_ms(self, run):
+    def time_ms(self, run, reps=None, warmup=None):
         """Median and spread of `reps` event-timed calls, L2 flushed before each."""
         torch, a = self.torch, self.args
-        for _ in range(a.warmup):
+        reps = reps or a.reps
+        for _ in range(a.warmup if warmup is None else warmup):
             run()
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(a.reps)]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(a.reps)]
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
         for s, e in zip(starts, ends):
             self.flush.zero_()
             s.record()
@@ -521,7 +571,7 @@ class Gpu:
         r = ref.norm().item()
         return d / r if r else d
 
-    def measure(self, nbytes, make, refs, tols):
+    def measure(self, nbytes, make, refs, tols, reps=None, warmup=None, flops=None):
         """make() -> (run, outputs); check against refs, then time."""
         res = {}
         try:
@@ -532,10 +582,12 @@ class Gpu:
             self.sync()
             errs = [self.rel_err(o, r) for o, r in zip(outs, refs)]
             ok = all(e <= t for e, t in zip(errs, tols))   # NaN compares false: FAIL
-            med, p10, p90 = self.time_ms(run)
+            med, p10, p90 = self.time_ms(run, reps, warmup)
             res = {"status": "ok" if ok else "FAIL", "rel_err": errs, "tol": list(tols),
-                   "median_ms": med, "p10_ms": p10, "p90_ms": p90, "reps": self.args.reps,
+                   "median_ms": med, "p10_ms": p10, "p90_ms": p90, "reps": reps or self.args.reps,
                    "gbs": nbytes / (med * 1e-3) / 1e9}
+            if flops:
+                res["tflops"] = flops / (med * 1e-3) / 1e12
         except Exception as e:
             res = {"status": "ERR", "error": f"{type(e).__name__}: {e}"}
             self.alive()
@@ -728,6 +780,161 @@ class Gpu:
             self.alive()
             return {"status": "ERR", "error": f"{type(e).__name__}: {e}"}
 
+    # ---- matmul ----
+
+    def mm_inputs(self, m, n, k, dt, relu, bt=False):
+        """a [m,k], b [k,n] (b a transposed view when bt), the f32 reference, TF32 off."""
+        torch = self.torch
+        tdt = torch.bfloat16 if dt == "bf16" else torch.float16
+        a = self.randn(m, k).to(tdt)
+        b = self.randn(n, k).to(tdt).t() if bt else self.randn(k, n).to(tdt)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        ref = torch.matmul(a.float(), b.float())
+        return a, b, torch.relu(ref) if relu else ref
+
+    def mm_tilec(self, dt, relu, cfg):
+        bm, bn, bk, warps, stages = cfg
+        file, name = ("matmul_relu.tile", "matmul_relu") if relu else ("matmul.tile", "matmul")
+        return self.kernel(file, name, {"BM": bm, "BN": bn, "BK": bk, "GROUP_M": MM_GROUP_M}, warps,
+                           num_stages=stages, dtype=dt)
+
+    def mm_ours_run(self, k, cfg, a, b, c):
+        (m, kk), n = a.shape, b.shape[1]
+        grid = cdiv(m, cfg[0]) * cdiv(n, cfg[1])
+        return lambda: k.launch(grid, c, a, b, m, n, kk, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                c.stride(0), c.stride(1))
+
+    def mm_tune(self, configs, runner, a, b, ref):
+        """Check then time each config (a few reps); (fastest config, its run, every try)."""
+        tried, best = [], None
+        t0 = time.perf_counter()
+        for cfg in configs:
+            if time.perf_counter() - t0 > MM_TUNE_CAP_S:
+                tried.append({"config": cfg, "status": f"skipped: tuning cap {MM_TUNE_CAP_S:.0f} s"})
+                continue
+            c = self.torch.empty(ref.shape, dtype=a.dtype, device=self.dev)
+            try:
+                run = runner(cfg, c)
+                c.fill_(float("nan"))
+                run()
+                self.sync()
+                err = self.rel_err(c, ref)
+                if not err <= MM_TOL:
+                    tried.append({"config": cfg, "status": f"FAIL rel err {err:.2e}"})
+                    continue
+                med = self.time_ms(run, MM_TUNE_REPS, 1)[0]
+                tried.append({"config": cfg, "status": "ok", "median_ms": med, "rel_err": err})
+                if best is None or med < best[2]:
+                    best = (cfg, runner, med)
+            except self.tilec.TilecError as e:
+                tried.append({"config": cfg, "status": f"compile: {e.message.strip()[:160]}"})
+            except Exception as e:
+                tried.append({"config": cfg, "status": f"ERR {type(e).__name__}: {str(e)[:160]}"})
+                if not self.alive():
+                    break
+        return best, tried
+
+    def mm_problem(self, name, m, n, k, dt, relu, seed):
+        torch, tk = self.torch, self.tk
+        w = {"name": name, "shape": [m, n, k], "dtype": dt, "relu": relu, "flops": mm_flops(m, n, k),
+             "impls": {}}
+        torch.manual_seed(seed)
+        a, b, ref = self.mm_inputs(m, n, k, dt, relu)
+        nbytes = a.element_size() * (m * k + k * n + m * n)
+        reps, warm = self.args.matmul_reps, 3
+
+        def tuned(impl, configs, runner):
+            best, tried = self.mm_tune(configs, runner, a, b, ref)
+            if best is None:
+                return {"status": "ERR", "error": "no config compiled and passed", "tried": tried}
+            cfg, run_of, _ = best
+
+            def make():
+                c = torch.empty(m, n, dtype=a.dtype, device=self.dev)
+                return run_of(cfg, c), [c]
+            r = self.measure(nbytes, make, [ref], [MM_TOL], reps, warm, mm_flops(m, n, k))
+            r.update(config=list(cfg), tried=tried)
+            return r
+
+        def ours(cfg, c):
+            return self.mm_ours_run(self.mm_tilec(dt, relu, cfg), cfg, a, b, c)
+
+        def triton(cfg, c):
+            return lambda: tk.matmul(a, b, c, cfg, "relu" if relu else "")
+
+        def cublas():
+            c = torch.empty(m, n, dtype=a.dtype, device=self.dev)
+            if relu:
+                def run():
+                    torch.matmul(a, b, out=c)
+                    torch.relu_(c)
+                return run, [c]
+            return (lambda: torch.matmul(a, b, out=c)), [c]
+
+        for impl in MM_IMPLS:
+            if self.dead:
+                w["impls"][impl] = {"status": "ERR", "error": "CUDA context lost earlier"}
+                continue
+            if impl == "tilec":
+                r = tuned(impl, MM_CONFIGS, ours)
+            elif impl == "triton":
+                r = tuned(impl, tk.MATMUL_CONFIGS, triton)
+            else:
+                r = self.measure(nbytes, cublas, [ref], [MM_TOL], reps, warm, mm_flops(m, n, k))
+            w["impls"][impl] = r
+            print(f"  {name:<24} {impl:<6} {cell_tf(r):>5} TF/s  " +
+                  (f"median {r['median_ms']:.4f} ms, rel err {r['rel_err'][0]:.2e}, config {fmt_cfg(r.get('config'))}"
+                   if "median_ms" in r else r.get("error", "")), flush=True)
+        del a, b, ref
+        torch.cuda.empty_cache()
+        return w
+
+    def mm_ragged(self, winners):
+        """tilec on ragged shapes with each kernel's winning config; NaN-poisoned output."""
+        out = []
+        kinds = [("matmul", "f16", False), ("matmul", "bf16", False), ("matmul_relu", "f16", True)]
+        for i, (kname, dt, relu) in enumerate(kinds):
+            cfg = tuple(winners.get((dt, relu)) or MM_CONFIGS[0])
+            for j, (m, n, k, bt) in enumerate(MM_RAGGED):
+                name = mm_ragged_name(kname, dt, m, n, k, bt)
+                c = {"name": name, "config": list(cfg)}
+                if self.dead:
+                    out.append(dict(c, status="ERR", error="CUDA context lost earlier"))
+                    continue
+                try:
+                    self.torch.manual_seed(self.args.seed + 100 + 10 * i + j)
+                    a, b, ref = self.mm_inputs(m, n, k, dt, relu, bt)
+                    o = self.torch.empty(m, n, dtype=a.dtype, device=self.dev)
+                    o.fill_(float("nan"))
+                    self.mm_ours_run(self.mm_tilec(dt, relu, cfg), cfg, a, b, o)()
+                    self.sync()
+                    err = self.rel_err(o, ref)
+                    c.update(status="ok" if err <= MM_TOL else "FAIL", rel_err=err)
+                except Exception as e:
+                    c.update(status="ERR", error=f"{type(e).__name__}: {str(e)[:200]}")
+                    self.alive()
+                out.append(c)
+                print(f"  ragged {name:<34} {c['status']:<4} " +
+                      (f"rel err {c['rel_err']:.2e}" if "rel_err" in c else c.get("error", "")), flush=True)
+        return out
+
+    def run_matmul(self, res):
+        """Fills res (the JSON's "matmul") as it goes, so a time cap still leaves what was done."""
+        only = [s.strip() for s in self.args.only.split(",") if s.strip()]
+        res.update(reps=self.args.matmul_reps, tune_reps=MM_TUNE_REPS, tune_cap_s=MM_TUNE_CAP_S,
+                   tol=MM_TOL, problems=[], ragged=[])
+        winners = {}
+        for i, (name, m, n, k, dt, relu) in enumerate(matmul_list()):
+            if only and not any(name.startswith(o) for o in only):
+                continue
+            w = self.mm_problem(name, m, n, k, dt, relu, self.args.seed + 50 + i)
+            res["problems"].append(w)
+            t = w["impls"].get("tilec") or {}
+            if t.get("config") and (dt, relu) not in winners:
+                winners[(dt, relu)] = t["config"]
+        if res["problems"] or not only:
+            res["ragged"] = self.mm_ragged(winners)
+
     # ---- compile time ----
 
     def timed_first(self, fn):
@@ -745,12 +952,12 @@ class Gpu:
             self.alive()
             return {"status": "ERR", "error": f"{type(e).__name__}: {e}"}
 
-    def tilec_cold(self, file, name, defines, warps, launch):
+    def tilec_cold(self, file, name, defines, warps, launch, stages=0):
         """Compile a source the context has never seen, launch it once."""
         suffix = f"\n// bench cold compile {uuid.uuid4().hex}\n"
 
         def go():
-            k = self.kernel(file, name, defines, warps, source_suffix=suffix)
+            k = self.kernel(file, name, defines, warps, source_suffix=suffix, num_stages=stages)
             launch(k)
             self.sync()
             return {"phases_ms": list(k.compile_times())}
@@ -771,8 +978,8 @@ class Gpu:
         comp["triton_prime"] = self.timed_first(lambda: tk.prime(o) and None)
         kernels = []
 
-        def both(label, file, name, defines, warps, ours, theirs):
-            kernels.append({"kernel": label, "tilec": self.tilec_cold(file, name, defines, warps, ours),
+        def both(label, file, name, defines, warps, ours, theirs, stages=0):
+            kernels.append({"kernel": label, "tilec": self.tilec_cold(file, name, defines, warps, ours, stages),
                             "triton": self.timed_first(lambda: theirs() and None)})
             print(f"  compile {label:<16} tilec {fmt_ms(kernels[-1]['tilec'])} ms, "
                   f"Triton {fmt_ms(kernels[-1]['triton'])} ms", flush=True)
@@ -804,6 +1011,15 @@ class Gpu:
         both("mean_final", "mean.tile", "mean_final", {"BLOCK": 1024}, 4,
              lambda k: k.launch(1, om, part, p, 1.0 / nm),
              lambda: tk.mean_final_kernel[(1,)](om, part, p, 1.0 / nm, BLOCK=1024, num_warps=4))
+        # matmul: one config for both, 128x128x32, GROUP_M 8, 8 warps, 3 stages, f16, 512^3.
+        if not self.args.skip_matmul:
+            mm = 512
+            am, bmat = torch.randn(mm, mm, device=dev).half(), torch.randn(mm, mm, device=dev).half()
+            cm = torch.empty(mm, mm, device=dev).half()
+            cfg = (128, 128, 32, 8, 3)
+            both("matmul/128x128x32", "matmul.tile", "matmul", {"BM": 128, "BN": 128, "BK": 32, "GROUP_M": 8}, 8,
+                 lambda k: self.mm_ours_run(k, cfg, am, bmat, cm)(),
+                 lambda: tk.matmul(am, bmat, cm, (128, 128, 32, 8, 8, 3)), stages=3)
         comp["kernels"] = kernels
         return comp
 
@@ -888,7 +1104,7 @@ def _run(cmd):
 
 def gpu_main(args):
     d = out_dir(args)
-    res = {"meta": {}, "workloads": [], "copy": {}, "compile": {}, "launch": {}}
+    res = {"meta": {}, "workloads": [], "copy": {}, "compile": {}, "launch": {}, "matmul": {}}
     try:
         g = Gpu(args)
         res["meta"] = g.meta()
@@ -916,11 +1132,15 @@ def gpu_main(args):
             g.torch.cuda.empty_cache()
         print("bench: workloads", flush=True)
         res["workloads"] = g.run_workloads()
+        if not args.skip_matmul and not g.dead:
+            print("bench: matmul", flush=True)
+            res["matmul"] = {}
+            g.run_matmul(res["matmul"])
     finally:
         if g.dead:
             res["aborted"] = g.dead
         write_outputs(res, d)
-    print_report(res)
+        print_report(res)
     bad = tilec_failures(res)
     if bad:
         print("bench: tilec problems: " + "; ".join(bad))

@@ -74,6 +74,7 @@ void pass_layout(Func *f);    /* distributed layouts + convert_layout where need
 void pass_fuse(Func *f);      /* keep element-wise chains in their producer's layout */
 void pass_smem(Func *f, int limit_bytes); /* shared-memory plan */
 void pass_axis(Func *f);      /* contiguity / divisibility / constancy analysis */
+void pass_pipeline(Func *f);  /* cp.async software pipelining of the loads feeding mma dots */
 void pass_prefetch(Func *f);  /* loads in loops issued one iteration ahead (register double-buffering) */
 
 /* codegen/ : LLVM IR and PTX for NVPTX.  cg_emit writes LLVM IR (emit ==

@@ -159,6 +159,7 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 	run(c, o, "axis", pass_axis);
 	run(c, o, "layout", pass_layout);
 	run(c, o, "fuse", pass_fuse);
+	run(c, o, "pipeline", pass_pipeline);
 	run(c, o, "axis", pass_axis);
 	run(c, o, "dce", pass_dce);
 	pass_smem(f, cg_target_smem_limit(arch));

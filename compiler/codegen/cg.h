@@ -125,5 +125,12 @@ void cg_dot(Cg *c, Op *op);
 /* cg_mma.c: tensor cores, when the dot carries the layout_mma_* layouts (cg_dot dispatches). */
 bool cg_is_mma(Cg *c, Op *op);
 void cg_mma(Cg *c, Op *op);
+/* Byte offset of element `flat` (i32) in the swizzled tile of 16-bit elements cg_mma reads with ldmatrix. */
+LLVMValueRef cg_swizzle(Cg *c, LLVMValueRef flat, int rowbits);
+/* v (an mma operand layout) from the swizzled tile at offset off + dyn bytes, by ldmatrix. */
+void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn);
+
+/* cg_async.c: software pipelining (passes/pipeline.c) */
+void cg_async(Cg *c, Op *op);
 
 #endif

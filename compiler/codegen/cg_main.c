@@ -404,6 +404,11 @@ static void emit_op(Cg *c, Op *op)
 	case OP_FOR: emit_for(c, op); break;
 	case OP_IF: emit_if(c, op); break;
 	case OP_YIELD: break; /* read by the owning for/if */
+	case OP_ASYNC_RING:
+	case OP_ASYNC_COPY:
+	case OP_ASYNC_COMMIT:
+	case OP_ASYNC_WAIT:
+	case OP_LOCAL_LOAD: cg_async(c, op); break;
 	default: die("codegen: no lowering for op '%s'", op_info[op->code].text);
 	}
 }

@@ -34,6 +34,7 @@ typedef struct Frag {
 	int32_t off;            /* the swizzled tile in shared memory, or -1 */
 	int32_t *reg_of;        /* register part of a flat index -> register number */
 	LLVMValueRef *words;    /* per register pair r >> 1: the packed b32 word */
+	LLVMValueRef dyn;       /* i32 bytes added to off (a ring slot), or NULL */
 } Frag;
 
 static bool is_a_of(const Layout *la, const Layout *lc, int K)
@@ -59,7 +60,7 @@ bool cg_is_mma(Cg *c, Op *op)
 static Frag frag_of(Cg *c, ValId v)
 {
 	const Layout *l = cg_layout(c, v);
-	Frag o = {v, l, ilog2((uint64_t)l->shape[1]), -1, NULL, NULL};
+	Frag o = {v, l, ilog2((uint64_t)l->shape[1]), -1, NULL, NULL, NULL};
 	int64_t n = (int64_t)l->shape[0] * l->shape[1];
 	o.reg_of = NEWN(c->f->arena, int32_t, n);
 	for (uint32_t r = 0; r < 1u << l->nreg; r++)
@@ -87,6 +88,11 @@ static LLVMValueRef swizzle(Cg *c, LLVMValueRef flat, int rowbits)
 	LLVMValueRef chunk = LLVMBuildXor(c->b, i32op(c, LLVMLShr, col, 3), phase, "");
 	LLVMValueRef x = LLVMBuildAdd(c->b, i32op(c, LLVMMul, row, w), i32op(c, LLVMShl, chunk, 4), "");
 	return LLVMBuildAdd(c->b, x, i32op(c, LLVMShl, i32op(c, LLVMAnd, col, 7), 1), "");
+}
+
+LLVMValueRef cg_swizzle(Cg *c, LLVMValueRef flat, int rowbits)
+{
+	return swizzle(c, flat, rowbits);
 }
 
 /* The pending convert's source registers to the swizzled tile at off (no barriers). */
@@ -123,6 +129,14 @@ static LLVMValueRef warp_origin(Cg *c, const Layout *l)
 	return cg_thread_index(c, &w);
 }
 
+/* Address of a swizzled byte offset in the fragment's tile. */
+static LLVMValueRef tile_ptr(Cg *c, Frag *o, LLVMValueRef byte)
+{
+	if (o->dyn)
+		byte = LLVMBuildAdd(c->b, byte, o->dyn, "");
+	return cg_smem_ptr(c, o->off, byte);
+}
+
 static LLVMValueRef ldmatrix(Cg *c, NvName id, LLVMValueRef ptr, LLVMValueRef *out, int n)
 {
 	LLVMTypeRef el[4] = {c->i32, c->i32, c->i32, c->i32};
@@ -155,7 +169,7 @@ static void load_a(Cg *c, Frag *o)
 		uint32_t origin = cg_reg_index(o->l, r);
 		LLVMValueRef flat = LLVMBuildXor(c->b, base, cg_i32c(c, origin), "");
 		LLVMValueRef w[4];
-		ldmatrix(c, NV_LDMATRIX_X4, cg_smem_ptr(c, o->off, swizzle(c, flat, kb)), w, 4);
+		ldmatrix(c, NV_LDMATRIX_X4, tile_ptr(c, o, swizzle(c, flat, kb)), w, 4);
 		for (int j = 0; j < 4; j++)
 			o->words[pair_of(o, origin, fa[j])] = w[j];
 	}
@@ -181,7 +195,7 @@ static void load_b(Cg *c, Frag *o)
 		LLVMValueRef org = LLVMBuildSelect(c->b, hi, cg_i32c(c, o1), cg_i32c(c, o0), "");
 		LLVMValueRef flat = LLVMBuildXor(c->b, base, org, "");
 		LLVMValueRef w[4];
-		LLVMValueRef ptr = cg_smem_ptr(c, o->off, swizzle(c, flat, nb));
+		LLVMValueRef ptr = tile_ptr(c, o, swizzle(c, flat, nb));
 		ldmatrix(c, two ? NV_LDMATRIX_X4_TRANS : NV_LDMATRIX_X2_TRANS, ptr, w, two ? 4 : 2);
 		for (int j = 0; j < 2; j++)
 			o->words[pair_of(o, o0, fb[j])] = w[j];
@@ -199,6 +213,30 @@ static void pack_regs(Cg *c, Frag *o)
 		x = LLVMBuildInsertElement(c->b, x, c->regs[o->v][2 * p], cg_i32c(c, 0), "");
 		x = LLVMBuildInsertElement(c->b, x, c->regs[o->v][2 * p + 1], cg_i32c(c, 1), "");
 		o->words[p] = LLVMBuildBitCast(c->b, x, c->i32, "");
+	}
+}
+
+/*
+ * An operand read from a ring slot (passes/pipeline.c): the ldmatrix words
+ * as two registers each, which pack_regs packs again for the mma (LLVM
+ * folds the round trip).  A's register 0 runs along K (column 1), B's
+ * along its rows.
+ */
+void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn)
+{
+	Frag o = frag_of(c, v);
+	o.off = off;
+	o.dyn = dyn;
+	if (o.l->reg[0] == 1)
+		load_a(c, &o);
+	else
+		load_b(c, &o);
+	LLVMTypeRef vt = LLVMVectorType(cg_elem_type(c, vtype(c->f, v).elem), 2);
+	LLVMValueRef *r = cg_new_regs(c, v);
+	for (uint32_t p = 0; p < (1u << o.l->nreg) / 2; p++) {
+		LLVMValueRef x = LLVMBuildBitCast(c->b, o.words[p], vt, "");
+		r[2 * p] = LLVMBuildExtractElement(c->b, x, cg_i32c(c, 0), "");
+		r[2 * p + 1] = LLVMBuildExtractElement(c->b, x, cg_i32c(c, 1), "");
 	}
 }
 

@@ -30,6 +30,7 @@
  * memory; otherwise the loop is left as it is.  Iterations past the end
  * copy nothing: their mask is false and cp.async zero-fills.
  */
+#include <math.h>
 #include <string.h>
 
 #include "compile.h"
@@ -146,7 +147,7 @@ static bool mark(Pipe *p, ValId v)
 	Op *d = def_in(p, v);
 	if (!d)
 		return true; /* defined outside: loop-invariant */
-	if (!op_has(d->code, F_PURE) || d->nblocks || d->nres != 1 || d->code == OP_LOAD || d->code == OP_LOCAL_LOAD)
+	if (!op_has(d->code, F_PURE) || d->nblocks || d->nres != 1 || d->nopnds > 3 || d->code == OP_LOAD || d->code == OP_LOCAL_LOAD)
 		return false;
 	p->need[v] = 1;
 	for (int i = 0; i < d->nopnds; i++)
@@ -192,7 +193,7 @@ static void clone_round(Pipe *p, Builder *b)
 	for (Op *op = p->body->first; op; op = op->next) {
 		if (op->nres != 1 || op->res[0] >= p->nvals || !p->need[op->res[0]])
 			continue;
-		ValId ops[8];
+		ValId ops[3];
 		for (int i = 0; i < op->nopnds; i++)
 			ops[i] = mapped(p, op->opnds[i]);
 		b->loc = op->loc;
@@ -245,6 +246,7 @@ static void issue_copies(Pipe *p, Builder *b, ValId slot, ValId ok)
 			val(f, mask)->layout = val(f, ptr)->layout;
 		}
 		ValId o[4] = {p->loads[i].ring, slot, ptr, mask};
+		b->loc = ld->loc;
 		b_op1(b, OP_ASYNC_COPY, type_scalar(TY_I32), o, 4);
 	}
 	b_op1(b, OP_ASYNC_COMMIT, type_scalar(TY_I32), NULL, 0);

@@ -13,6 +13,11 @@
  * placed buffers whose intervals intersect: the greedy Triton uses, after
  * Gergov, "Algorithms for compile-time memory optimization", SODA 1999), so
  * a buffer given a longer lifetime is placed correctly.
+ *
+ * The one such buffer: an async_ring (passes/pipeline.c), its slots
+ * written by cp.async and read across a whole loop, is live from its op to
+ * the end of the last op of its block that uses it (a loop, with all the
+ * ops nested in it).
  */
 #include "compile.h"
 
@@ -59,6 +64,10 @@ static int warps_in_axis(const Layout *l, int axis)
  */
 static int64_t scratch_bytes(Func *f, Op *op)
 {
+	if (op->code == OP_ASYNC_RING) {
+		Type t = vtype(f, op->res[0]);
+		return val(f, op->opnds[0])->def->iattr[0] * type_numel(t) * elem_bytes(t.elem);
+	}
 	if (op->code == OP_CONVERT_LAYOUT) {
 		Type t = vtype(f, op->res[0]);
 		return type_numel(t) * elem_bytes(t.elem);
@@ -75,6 +84,41 @@ static int64_t scratch_bytes(Func *f, Op *op)
 	return ((int64_t)1 << w) * type_numel(vtype(f, op->res[0])) * slot;
 }
 
+/* Ops in op's subtree (op itself and every op nested in its blocks). */
+static int subtree_size(Op *op)
+{
+	int n = 1;
+	for (int i = 0; i < op->nblocks; i++)
+		for (Op *q = op->blocks[i] ? op->blocks[i]->first : NULL; q; q = q->next)
+			n += subtree_size(q);
+	return n;
+}
+
+static bool subtree_uses(Op *op, ValId v)
+{
+	for (int i = 0; i < op->nopnds; i++)
+		if (op->opnds[i] == v)
+			return true;
+	for (int i = 0; i < op->nblocks; i++)
+		for (Op *q = op->blocks[i] ? op->blocks[i]->first : NULL; q; q = q->next)
+			if (subtree_uses(q, v))
+				return true;
+	return false;
+}
+
+/* End of the live interval of the value op (at index i) defines, through its block's last user. */
+static int live_end(Op *op, int i)
+{
+	int end = i + 1, idx = i + 1;
+	for (Op *q = op->next; q; q = q->next) {
+		int n = subtree_size(q);
+		if (subtree_uses(q, op->res[0]))
+			end = idx + n;
+		idx += n;
+	}
+	return end;
+}
+
 static void collect_buffer(Func *f, Op *op, void *ctx)
 {
 	Plan *p = ctx;
@@ -88,7 +132,8 @@ static void collect_buffer(Func *f, Op *op, void *ctx)
 		error_at(f->diag, op->loc, "shared memory: %s needs %lld bytes", op_info[op->code].text, (long long)n);
 	if (p->n >= p->cap)
 		p->bufs = arena_grow(p->arena, p->bufs, &p->cap, p->n + 1, sizeof(Buffer));
-	p->bufs[p->n++] = (Buffer){op, (int32_t)((n + ALIGN - 1) / ALIGN * ALIGN), i, i + 1, -1};
+	int end = op->code == OP_ASYNC_RING ? live_end(op, i) : i + 1;
+	p->bufs[p->n++] = (Buffer){op, (int32_t)((n + ALIGN - 1) / ALIGN * ALIGN), i, end, -1};
 }
 
 static int by_size(const void *a, const void *b)

@@ -1,0 +1,116 @@
+/*
+ * cg_async.c: the ops of software pipelining (passes/pipeline.c).
+ *
+ * A ring is `nslots` tiles in a row at the op's smem_offset, each laid out
+ * as cg_mma.c lays out a dot operand (row-major, 16-byte chunks swizzled),
+ * so local_load reads a slot with the same ldmatrix code as a staged
+ * operand.  async_copy moves each thread's runs of v consecutive elements
+ * (16 bytes for the tiles the pass picks) with
+ *
+ *     cp.async.cg.shared.global [slot + swizzle(flat)], [ptr], 16, mask ? 16 : 0;
+ *
+ * A source size of 0 reads nothing and fills the chunk with zeros, which
+ * is how masked-off elements become 0.  The swizzle moves whole 16-byte
+ * chunks, so a run stays contiguous in shared memory.  async_wait is
+ * cp.async.wait_group N followed by bar.sync: after it every thread's
+ * copies of the waited groups are visible to all, and every thread has
+ * finished reading the slot the copies issued after it will overwrite.
+ * The ring itself starts with a barrier, since the planner may hand it
+ * memory another op used just before.  Tokens are the constant 0.
+ */
+#include "cg.h"
+
+static int32_t slot_bytes(Cg *c, ValId ring)
+{
+	Type t = vtype(c->f, ring);
+	return (int32_t)(type_numel(t) * elem_bytes(t.elem));
+}
+
+static Op *ring_op(Cg *c, ValId ring)
+{
+	Op *r = val(c->f, ring)->def;
+	if (!r || r->code != OP_ASYNC_RING)
+		die("codegen: %%%d is not an async_ring", ring);
+	return r;
+}
+
+static int const_operand(Cg *c, Op *op)
+{
+	Op *d = val(c->f, op->opnds[0])->def;
+	if (!d || d->code != OP_CONST)
+		die("codegen: %s needs a constant operand", op_info[op->code].text);
+	return (int)d->iattr[0];
+}
+
+/* Registers per copy: the layout's run, cut to what the pointer's and mask's axis info prove. */
+static int copy_width(Cg *c, const Layout *l, ValId ptr, ValId mask, int eb)
+{
+	Value *p = val(c->f, ptr), *m = val(c->f, mask);
+	int v = cg_reg_vec(l, eb);
+	while (v > 1 && (p->contig % v || p->divis % (v * eb) || m->constancy % v))
+		v /= 2;
+	if (v * eb < 4)
+		die("codegen: async_copy of %%%d cannot move 4 aligned bytes at once", ptr);
+	return v;
+}
+
+static void async_copy(Cg *c, Op *op)
+{
+	ValId ring = op->opnds[0], ptr = op->opnds[2], mask = op->opnds[3];
+	Op *rop = ring_op(c, ring);
+	const Layout *l = cg_layout(c, ptr);
+	Type t = vtype(c->f, ring);
+	int eb = elem_bytes(t.elem), v = copy_width(c, l, ptr, mask, eb), bytes = v * eb;
+	int rowbits = ilog2((uint64_t)t.shape[1]);
+	NvName id = bytes == 16 ? NV_CP_ASYNC_CG_16 : bytes == 8 ? NV_CP_ASYNC_CA_8 : NV_CP_ASYNC_CA_4;
+	LLVMValueRef base = LLVMBuildMul(c->b, c->regs[op->opnds[1]][0], cg_i32c(c, slot_bytes(c, ring)), "");
+	LLVMValueRef ti = cg_thread_index(c, l);
+	uint32_t zm = cg_zeromask(l->reg, l->nreg);
+	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)v) {
+		if (r & zm)
+			continue;
+		LLVMValueRef flat = LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(l, r)), "");
+		LLVMValueRef off = LLVMBuildAdd(c->b, base, cg_swizzle(c, flat, rowbits), "");
+		LLVMValueRef size = LLVMBuildSelect(c->b, c->regs[mask][r], cg_i32c(c, bytes), cg_i32c(c, 0), "");
+		LLVMValueRef args[3] = {cg_smem_ptr(c, rop->smem_offset, off), c->regs[ptr][r], size};
+		cg_nv(c, id, LLVMVoidTypeInContext(c->ctx), args, 3);
+	}
+}
+
+static void token(Cg *c, Op *op)
+{
+	cg_new_regs(c, op->res[0])[0] = cg_i32c(c, 0);
+}
+
+void cg_async(Cg *c, Op *op)
+{
+	LLVMTypeRef vt = LLVMVoidTypeInContext(c->ctx);
+	switch (op->code) {
+	case OP_ASYNC_RING:
+		cg_barrier(c);
+		break;
+	case OP_ASYNC_COPY:
+		async_copy(c, op);
+		token(c, op);
+		break;
+	case OP_ASYNC_COMMIT:
+		cg_nv(c, NV_CP_ASYNC_COMMIT, vt, NULL, 0);
+		token(c, op);
+		break;
+	case OP_ASYNC_WAIT: {
+		LLVMValueRef n = cg_i32c(c, const_operand(c, op));
+		cg_nv(c, NV_CP_ASYNC_WAIT, vt, &n, 1);
+		cg_barrier(c);
+		token(c, op);
+		break;
+	}
+	case OP_LOCAL_LOAD: {
+		ValId ring = op->opnds[0];
+		LLVMValueRef dyn = LLVMBuildMul(c->b, c->regs[op->opnds[1]][0], cg_i32c(c, slot_bytes(c, ring)), "");
+		cg_mma_local_load(c, op->res[0], ring_op(c, ring)->smem_offset, dyn);
+		break;
+	}
+	default:
+		die("codegen: '%s' is not an async op", op_info[op->code].text);
+	}
+}
