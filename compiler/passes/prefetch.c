@@ -23,8 +23,9 @@
  * placed right after the last body op it depends on, so its latency hides
  * behind the work on the current tile.
  *
- * Loads that feed a dot (directly or through casts) belong to the tensor-
- * core pipeliner; tiles over MAX_PER_THREAD elements per thread would cost
+ * Loops that store or do atomics are skipped (no alias analysis to show the
+ * early load reads what the late one would).  Loads that feed a dot
+ * (directly or through casts) belong to the tensor-core pipeliner; tiles over MAX_PER_THREAD elements per thread would cost
  * too many registers; num_stages < 2 turns the pass off.
  */
 #include "ir.h"
@@ -289,12 +290,32 @@ static void prefetch_load(Func *f, Loop *l, Op *ld, const Slice *s)
 	y->opnds[y->nopnds - 1] = load_next(f, l, ld, s);
 }
 
-/* Loads made by this pass (ids from `fresh` on) are not prefetched again by an outer loop. */
+/* A store or atomic anywhere in b: a load moved across it might read another value. */
+static bool writes_memory(Block *b)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		if (op_has(op->code, F_SIDE))
+			return true;
+		for (int i = 0; i < op->nblocks; i++)
+			if (op->blocks[i] && writes_memory(op->blocks[i]))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Loads made by this pass (ids from `fresh` on) are not prefetched again by
+ * an outer loop.  A loop that writes memory is left alone: without alias
+ * information, the next iteration's load could not be moved above this
+ * iteration's stores.
+ */
 static void prefetch_loop(Func *f, Op *loop, ValId fresh)
 {
 	Block *body = loop->blocks[0];
 	Loop l = {loop, 0, 0, 0};
 	int n = 0, done = 0;
+	if (writes_memory(body))
+		return;
 	for (Op *op = body->first; op; op = op->next)
 		n += op->code == OP_LOAD;
 	Op **loads = NEWN(f->arena, Op *, n);

@@ -6,7 +6,8 @@
  * above 0 and a step past the end, a masked tail with a non-zero `other`,
  * a load with no mask, two loads in one loop, a loop-carried pointer, an
  * address computed after the current tile is used, a gather through a
- * loaded index, scalar loads, f16 loads, and nested loops.  The interpreter
+ * loaded index, scalar loads, f16 loads, nested loops, and a loop that
+ * stores what its next iteration loads (which the pass must leave alone).  The interpreter
  * checks every unmasked access against its buffer, so a peeled or next-
  * iteration load that strays out of bounds fails the run.
  */
@@ -72,6 +73,12 @@ static const char *src =
 	"        total += acc * s;\n"
 	"    }\n"
 	"    store(out + c, total);\n"
+	"}\n"
+	"kernel scan(out: *f32, x: *f32, m: i32) {\n"
+	"    for i in range(0, m) {\n"
+	"        store(x + i + 1, load(x + i) + load(x + i + 1));\n"
+	"    }\n"
+	"    store(out, load(x + m));\n"
 	"}\n";
 
 enum { B = 16 };
@@ -216,6 +223,26 @@ static void test_nested(int rows, int cols)
 	free(x), free(w), free(out[0]), free(out[1]);
 }
 
+/* A loop that stores what its next iteration loads (left alone by the pass). */
+static void test_scan(int m)
+{
+	float *x[2] = {ints_f32(m + 1, 6), ints_f32(m + 1, 6)}, *out[2] = {malloc(4), malloc(4)};
+	double want = 0;
+	for (int i = 0; i <= m; i++)
+		want += x[0][i];
+	for (int opt = 0; opt < 2; opt++) {
+		ref_poison_f32(out[opt], 1);
+		KArg a[] = {kbuf(out[opt], 4), kbuf(x[opt], (size_t)(m + 1) * 4), kint(m)};
+		CHECK(run_text("prefetch.tile", src, "scan", NULL, 0, opt, a, 3, 1, 1, 1) == 0, "scan (opt %d): %s",
+		      opt, run_error);
+	}
+	char l[64];
+	snprintf(l, sizeof l, "scan m=%d", m);
+	expect(l, out, &want, 1);
+	check_same(l, x[0], x[1], (size_t)(m + 1) * 4);
+	free(x[0]), free(x[1]), free(out[0]), free(out[1]);
+}
+
 /* Loads (at any depth) that sit outside every loop at opt 1: the peeled ones. */
 static int count_peeled(Block *b, bool in_loop)
 {
@@ -269,11 +296,15 @@ int main(void)
 	test_nested(1, 0);
 	test_nested(3, 5);
 	test_nested(4, 40);
+	test_scan(0);
+	test_scan(1);
+	test_scan(10);
 	test_fires("stride", 2);
 	test_fires("carried", 1);
 	test_fires("late", 1);
 	test_fires("gather", 2);
 	test_fires("halves", 1);
 	test_fires("nested", 1);
+	test_fires("scan", 1); /* the load after the loop */
 	return report("prefetch");
 }

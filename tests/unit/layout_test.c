@@ -509,7 +509,8 @@ static void test_axis_loop(void)
 	                  "    store(y + arange(0, 256), acc);\n"
 	                  "}\n";
 	Compilation *c = compile(src, NULL);
-	Op *lp = nth(c->func, OP_LOAD, 0), *lq = nth(c->func, OP_LOAD, 1);
+	/* loads 0 and 1 are the ones prefetch peels before the loop; 2 and 3 are in the body */
+	Op *lp = nth(c->func, OP_LOAD, 2), *lq = nth(c->func, OP_LOAD, 3);
 	CHECK(lp && val(c->func, lp->opnds[0])->contig == 256 && val(c->func, lp->opnds[0])->divis == 16);
 	CHECK(lq && val(c->func, lq->opnds[0])->contig == 256 && val(c->func, lq->opnds[0])->divis == 4);
 	compilation_free(c);
