@@ -2,8 +2,9 @@
  * pipeline.c: compile_kernel(), the whole compiler read top to bottom.
  *
  *   source -> tokens -> AST -> lower (checks, constexprs bound) -> IR
- *     -> fold -> canon -> cse -> dce                  (target-independent)
- *     -> specialize -> axis -> layout -> fuse -> axis -> dce -> smem   (GPU)
+ *     -> fold -> canon -> cse -> dce -> prefetch -> dce      (target-independent)
+ *     -> specialize [-> fold -> canon -> cse -> dce]          (launch hints)
+ *     -> axis -> layout -> fuse -> pipeline -> axis -> dce -> smem   (GPU)
  *     -> LLVM IR -> PTX
  *
  * A `.ir` input starts from the IR text instead of source.  Each pass is a
@@ -60,6 +61,15 @@ static void run(Compilation *c, const CompileOptions *o, const char *name, PassF
 {
 	pass(c->func);
 	after_pass(c, o, name);
+}
+
+/* The cleanup passes, run once after lowering and again after specialisation. */
+static void simplify(Compilation *c, const CompileOptions *o)
+{
+	run(c, o, "fold", pass_fold);
+	run(c, o, "canon", pass_canon);
+	run(c, o, "cse", pass_cse);
+	run(c, o, "dce", pass_dce);
 }
 
 static bool is_ir_file(const char *name)
@@ -133,10 +143,7 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 	c->ms_front = (t1 - t0) * 1e3;
 
 	if (o->opt) {
-		run(c, o, "fold", pass_fold);
-		run(c, o, "canon", pass_canon);
-		run(c, o, "cse", pass_cse);
-		run(c, o, "dce", pass_dce);
+		simplify(c, o);
 		run(c, o, "prefetch", pass_prefetch);
 		run(c, o, "dce", pass_dce);
 	}
@@ -150,12 +157,8 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 	Func *f = c->func;
 	pass_specialize(f, o->div_hints);
 	after_pass(c, o, "specialize");
-	if (o->div_hints && o->opt) { /* parameters that became constants fold away */
-		run(c, o, "fold", pass_fold);
-		run(c, o, "canon", pass_canon);
-		run(c, o, "cse", pass_cse);
-		run(c, o, "dce", pass_dce);
-	}
+	if (o->div_hints && o->opt) /* parameters that became constants fold away */
+		simplify(c, o);
 	run(c, o, "axis", pass_axis);
 	run(c, o, "layout", pass_layout);
 	run(c, o, "fuse", pass_fuse);
