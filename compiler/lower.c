@@ -1269,6 +1269,49 @@ static void block_stmts(L *l, Node *n)
 		stmt(l, n->stmts[i]);
 }
 
+/* ---- the unmasked-ragged-access warning ---- */
+
+/*
+ * An offset tile compared against a bound somewhere (`offs < n`) is ragged:
+ * its last block runs past n.  A load or store through `base + offs` with no
+ * mask then reads or writes out of bounds in that block.  bound[v] holds the
+ * comparison's op for every value some comparison looks at.
+ */
+typedef struct Bounds {
+	Op **bound;
+} Bounds;
+
+static void note_bounds(Func *f, Op *op, void *ctx)
+{
+	Bounds *b = ctx;
+	if (op->code == OP_CMP && vtype(f, op->res[0]).rank > 0)
+		for (int i = 0; i < 2; i++)
+			if (!b->bound[op->opnds[i]])
+				b->bound[op->opnds[i]] = op;
+}
+
+static void check_unmasked(Func *f, Op *op, void *ctx)
+{
+	Bounds *b = ctx;
+	int unmasked = op->code == OP_LOAD ? 1 : 2;
+	if ((op->code != OP_LOAD && op->code != OP_STORE && op->code != OP_ATOMIC_ADD) || op->nopnds != unmasked)
+		return;
+	Op *ptr = f->vals[op->opnds[0]].def;
+	if (!ptr || ptr->code != OP_PTRADD)
+		return;
+	Op *cmp = b->bound[ptr->opnds[1]];
+	if (cmp)
+		warn_at(f->diag, op->loc, "%s with no mask, but its offsets are compared with a bound at line %d: "
+			"a ragged last block goes out of bounds", op_info[op->code].text, cmp->loc.line);
+}
+
+static void warn_unmasked(L *l)
+{
+	Bounds b = {NEWN(l->a, Op *, l->f->nvals + 1)};
+	ir_walk(l->f, note_bounds, &b);
+	ir_walk(l->f, check_unmasked, &b);
+}
+
 /* ---- the kernel ---- */
 
 static int attr_value(L *l, const Attr *a, const CompileOptions *o)
@@ -1391,5 +1434,6 @@ Func *lower_kernel(Arena *a, Diag *d, const Program *p, const Kernel *k, const C
 		stmt(&l, body->stmts[i]);
 	pop_scope(&l);
 	pop_scope(&l);
+	warn_unmasked(&l);
 	return l.f;
 }
