@@ -66,6 +66,7 @@ else:
     lit_config.warning("ptxas not found: tests with REQUIRES: ptxas will be UNSUPPORTED")
 
 # Sanitizer settings reach the tilec processes the tests start.
-for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "CUDA_VISIBLE_DEVICES"]:
+# TILEC_VERIFY_EACH=1 (set by ctest) runs the IR verifier after every pass.
+for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "CUDA_VISIBLE_DEVICES", "TILEC_VERIFY_EACH"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
