@@ -33,6 +33,8 @@
 #include "interp.h"
 #include "tilec.h"
 
+#include "../util/ref.h"
+
 static tilec_context *ctx;
 static bool large = true, use_interp = true, gpu = true;
 static uint64_t seed = 20240601;
@@ -447,16 +449,8 @@ static void case_vector_add(int n)
 
 static void softmax_ref(double *want, const float *x, int rows, int n, int stride)
 {
-	for (int r = 0; r < rows; r++) {
-		const float *row = x + (size_t)r * stride;
-		double m = -INFINITY, s = 0;
-		for (int i = 0; i < n; i++)
-			m = fmax(m, row[i]);
-		for (int i = 0; i < n; i++)
-			s += exp(row[i] - m);
-		for (int i = 0; i < n; i++)
-			want[(size_t)r * stride + i] = exp(row[i] - m) / s;
-	}
+	for (int r = 0; r < rows; r++)
+		ref_softmax_row(want + (size_t)r * stride, x + (size_t)r * stride, n);
 }
 
 /* Compare only the n columns of each row (the rest of the stride is untouched). */

@@ -7,6 +7,15 @@
  */
 #include "run.h"
 
+/* Runs text on gx programs at level opt: it must stop with exactly the error want. */
+static void expect_error(const char *what, const char *name, const char *text, KArg *a, int nargs, int gx, int opt,
+			 const char *want)
+{
+	int rc = run_text(name, text, NULL, NULL, 0, opt, a, nargs, gx, 1, 1);
+	CHECKF(rc == -1, "%s (opt %d): rc %d", what, opt, rc);
+	CHECKF(strcmp(run_error, want) == 0, "%s (opt %d):\n got: %s\nwant: %s", what, opt, run_error, want);
+}
+
 /* program 1 reads rows at x[16], x[24], x[32], x[40]; x holds 38 floats, so row 3 is 8 bytes past the end */
 static const char *oob_load =
 	"kernel oob(x: *f32, out: *f32, BLOCK: const i32 = 4) {\n"
@@ -19,11 +28,9 @@ static void test_oob_load(int opt)
 {
 	float x[38] = {0}, out[16];
 	KArg a[] = {kbuf(x, sizeof x), kbuf(out, sizeof out)};
-	int rc = run_text("oob.tile", oob_load, NULL, NULL, 0, opt, a, 2, 3, 1, 1);
-	const char *want = "oob.tile:4:46: error: out-of-bounds load of f32 at element [3, 0] in program (1, 0, 0): "
-			   "address is 8 bytes past the end of buffer 0 (152 bytes)";
-	CHECK(rc == -1, "oob load (opt %d): rc %d", opt, rc);
-	CHECK(strcmp(run_error, want) == 0, "oob load (opt %d):\n got: %s\nwant: %s", opt, run_error, want);
+	expect_error("oob load", "oob.tile", oob_load, a, 2, 3, opt,
+		     "oob.tile:4:46: error: out-of-bounds load of f32 at element [3, 0] in program (1, 0, 0): "
+		     "address is 8 bytes past the end of buffer 0 (152 bytes)");
 }
 
 /* store one element before out */
@@ -36,11 +43,9 @@ static void test_oob_store(int opt)
 {
 	float x[4] = {1, 2, 3, 4}, out[4];
 	KArg a[] = {kbuf(x, sizeof x), kbuf(out, sizeof out)};
-	int rc = run_text("before.tile", oob_store, NULL, NULL, 0, opt, a, 2, 1, 1, 1);
-	const char *want = "before.tile:2:5: error: out-of-bounds store of f32 in program (0, 0, 0): "
-			   "address is 4 bytes before the start of buffer 1 (16 bytes)";
-	CHECK(rc == -1, "oob store (opt %d): rc %d", opt, rc);
-	CHECK(strcmp(run_error, want) == 0, "oob store (opt %d):\n got: %s\nwant: %s", opt, run_error, want);
+	expect_error("oob store", "before.tile", oob_store, a, 2, 1, opt,
+		     "before.tile:2:5: error: out-of-bounds store of f32 in program (0, 0, 0): "
+		     "address is 4 bytes before the start of buffer 1 (16 bytes)");
 }
 
 /* the mask stops exactly at the end of x; masked lanes read 7 */
@@ -59,10 +64,10 @@ static void test_masked_edge(int opt)
 		ref_poison_f32(out, 16);
 		KArg a[] = {kbuf(x, (size_t)n * 4), kbuf(out, sizeof out), kint(n)};
 		int rc = run_text("edge.tile", edge, NULL, NULL, 0, opt, a, 3, 1, 1, 1);
-		if (CHECK(rc == 0, "masked edge n=%d (opt %d): %s", n, opt, run_error))
+		if (CHECKF(rc == 0, "masked edge n=%d (opt %d): %s", n, opt, run_error))
 			for (int i = 0; i < 16; i++)
-				CHECK(out[i] == (i < n ? (float)i + 0.5f : 7.0f), "masked edge n=%d: out[%d] = %g", n, i,
-				      out[i]);
+				CHECKF(out[i] == (i < n ? (float)i + 0.5f : 7.0f), "masked edge n=%d: out[%d] = %g", n,
+				       i, out[i]);
 		free(x);
 	}
 }
@@ -87,18 +92,18 @@ static void test_loop_step(int opt)
 {
 	int32_t out;
 	int rc = run_loop(opt, 0, 10, 3, &out);
-	CHECK(rc == 0 && out == 0 + 3 + 6 + 9, "range(0, 10, 3): rc %d, sum %d", rc, out);
+	CHECKF(rc == 0 && out == 0 + 3 + 6 + 9, "range(0, 10, 3): rc %d, sum %d", rc, out);
 	rc = run_loop(opt, 5, 5, 1, &out);
-	CHECK(rc == 0 && out == 0, "range(5, 5, 1): rc %d, sum %d", rc, out);
+	CHECKF(rc == 0 && out == 0, "range(5, 5, 1): rc %d, sum %d", rc, out);
 	rc = run_loop(opt, 4, 0, -1, &out);
-	CHECK(rc == 0 && out == 0, "range(4, 0, -1) runs no iteration: rc %d, sum %d", rc, out);
+	CHECKF(rc == 0 && out == 0, "range(4, 0, -1) runs no iteration: rc %d, sum %d", rc, out);
 	rc = run_loop(opt, 2147483640, 2147483647, 4, &out);
-	CHECK(rc == 0 && out == (int32_t)(2147483640u + 2147483644u), "range near INT_MAX: rc %d, sum %d", rc, out);
+	CHECKF(rc == 0 && out == (int32_t)(2147483640u + 2147483644u), "range near INT_MAX: rc %d, sum %d", rc, out);
 	rc = run_loop(opt, 0, 10, 0, &out);
 	const char *want = "loop.tile:3:5: error: for loop step is 0, not positive in program (0, 0, 0)";
-	CHECK(rc == -1 && strcmp(run_error, want) == 0, "range(0, 10, 0) (opt %d): rc %d\n got: %s\nwant: %s", opt, rc,
-	      run_error, want);
-	CHECK(out == REF_POISON_INT, "range(0, 10, 0) stored %d", out);
+	CHECKF(rc == -1 && strcmp(run_error, want) == 0, "range(0, 10, 0) (opt %d): rc %d\n got: %s\nwant: %s", opt, rc,
+	       run_error, want);
+	CHECKF(out == REF_POISON_INT, "range(0, 10, 0) stored %d", out);
 }
 
 int main(void)
@@ -109,5 +114,5 @@ int main(void)
 		test_masked_edge(opt);
 		test_loop_step(opt);
 	}
-	return report("errors");
+	return check_summary("errors");
 }

@@ -58,7 +58,7 @@ static void partial_case(int n, int P, int block, int final_block, uint64_t seed
 		if (!run_ok(path, "mean_partial", &d, 1, opt, a, 3, P, 1, 1))
 			continue;
 		check_f32(label, part[opt], want, (size_t)P, 1e-5, 1e-6);
-		CHECK(ref_is_poison_f32(part[opt][P]), "%s: partial[P] was written", label);
+		CHECKF(ref_is_poison_f32(part[opt][P]), "%s: partial[P] was written", label);
 		KArg b[] = {kbuf(&out[opt], 4), kbuf(part[opt], (size_t)P * 4), kint(P), kfloat(1.0f / (float)n)};
 		snprintf(label, sizeof label, "mean_final n=%d m=%d BLOCK=%d opt=%d", n, P, final_block, opt);
 		if (run_ok(path, "mean_final", &fd, 1, opt, b, 4, 1, 1, 1))
@@ -79,5 +79,5 @@ int main(void)
 		partial_case(ns[i], 2, 512, 2, 430 + (uint64_t)i);
 	}
 	atomic_case(3000, 2, 4096, 440);
-	return report("mean");
+	return check_summary("mean");
 }

@@ -98,8 +98,8 @@ static void run_both(const char *kernel, KArg *args, int nargs, float *out[2], i
 	for (int opt = 0; opt < 2; opt++) {
 		ref_poison_f32(out[opt], (size_t)nout);
 		args[0] = kbuf(out[opt], (size_t)nout * 4);
-		CHECK(run_text("prefetch.tile", src, kernel, NULL, 0, opt, args, nargs, grid, 1, 1) == 0,
-		      "%s (opt %d): %s", kernel, opt, run_error);
+		CHECKF(run_text("prefetch.tile", src, kernel, NULL, 0, opt, args, nargs, grid, 1, 1) == 0,
+		       "%s (opt %d): %s", kernel, opt, run_error);
 	}
 }
 
@@ -233,8 +233,8 @@ static void test_scan(int m)
 	for (int opt = 0; opt < 2; opt++) {
 		ref_poison_f32(out[opt], 1);
 		KArg a[] = {kbuf(out[opt], 4), kbuf(x[opt], (size_t)(m + 1) * 4), kint(m)};
-		CHECK(run_text("prefetch.tile", src, "scan", NULL, 0, opt, a, 3, 1, 1, 1) == 0, "scan (opt %d): %s",
-		      opt, run_error);
+		CHECKF(run_text("prefetch.tile", src, "scan", NULL, 0, opt, a, 3, 1, 1, 1) == 0, "scan (opt %d): %s",
+		       opt, run_error);
 	}
 	char l[64];
 	snprintf(l, sizeof l, "scan m=%d", m);
@@ -265,9 +265,9 @@ static void test_fires(const char *kernel, int want)
 	o.emit = EMIT_IR;
 	o.opt = 1;
 	o.verify_each = true;
-	if (CHECK(compile_kernel(c, &o) == 0, "%s: %s", kernel, c->diag.out.s ? c->diag.out.s : "")) {
+	if (CHECKF(compile_kernel(c, &o) == 0, "%s: %s", kernel, c->diag.out.s ? c->diag.out.s : "")) {
 		int n = count_peeled(c->func->entry, false);
-		CHECK(n == want, "%s: %d loads peeled out of loops, want %d", kernel, n, want);
+		CHECKF(n == want, "%s: %d loads peeled out of loops, want %d", kernel, n, want);
 	}
 	compilation_free(c);
 }
@@ -306,5 +306,5 @@ int main(void)
 	test_fires("halves", 1);
 	test_fires("nested", 1);
 	test_fires("scan", 1); /* the load after the loop */
-	return report("prefetch");
+	return check_summary("prefetch");
 }

@@ -5,8 +5,8 @@
  * ../util/ref.h.  Tests run from the source root (ctest's working directory),
  * so example paths are "dsl_examples/NAME.tile".
  *
- * A failed check prints where and what; main() returns report(), which
- * prints a one-line summary and is 1 after any failure.
+ * Checks are ../util/check.h's (CHECKF mostly: the message names the case);
+ * main() returns check_summary(), 1 after any failure.
  */
 #ifndef TILEC_TEST_INTERP_RUN_H
 #define TILEC_TEST_INTERP_RUN_H
@@ -14,6 +14,7 @@
 #include "compile.h"
 #include "interp.h"
 
+#include "../util/check.h"
 #include "../util/ref.h"
 
 /* A kernel argument: a buffer (host != NULL), an integer or a float; which
@@ -28,31 +29,6 @@ typedef struct KArg {
 static inline KArg kbuf(void *p, size_t bytes) { KArg a = {p, bytes, 0, 0}; return a; }
 static inline KArg kint(int64_t v) { KArg a = {NULL, 0, v, 0}; return a; }
 static inline KArg kfloat(double v) { KArg a = {NULL, 0, 0, v}; return a; }
-
-static int nchecks, nfail;
-
-#define CHECK(c, ...) check_((c), __FILE__, __LINE__, __VA_ARGS__)
-static inline bool check_(bool ok, const char *file, int line, const char *fmt, ...) PRINTF(4, 5);
-static inline bool check_(bool ok, const char *file, int line, const char *fmt, ...)
-{
-	nchecks++;
-	if (!ok) {
-		va_list ap;
-		nfail++;
-		fprintf(stderr, "%s:%d: check failed: ", file, line);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputc('\n', stderr);
-	}
-	return ok;
-}
-
-static inline int report(const char *name)
-{
-	printf("%s: %d checks, %d failed\n", name, nchecks, nfail);
-	return nfail ? 1 : 0;
-}
 
 /* The last run's interpreter error, or "". */
 static char run_error[1024];
@@ -75,8 +51,8 @@ static inline int run_text(const char *name, const char *text, const char *kerne
 	o.nowarn = true;
 	run_error[0] = 0;
 	if (compile_kernel(c, &o) != 0 || !c->func) {
-		CHECK(false, "%s: kernel %s does not compile:\n%s", name, kernel ? kernel : "(first)",
-		      c->diag.out.s ? c->diag.out.s : "");
+		CHECKF(false, "%s: kernel %s does not compile:\n%s", name, kernel ? kernel : "(first)",
+		       c->diag.out.s ? c->diag.out.s : "");
 		compilation_free(c);
 		return -2;
 	}
@@ -84,8 +60,8 @@ static inline int run_text(const char *name, const char *text, const char *kerne
 	Interp *it = interp_new(f, name);
 	InterpArg ia[32];
 	int rc = -2;
-	if (!CHECK(nargs == f->entry->nargs && nargs <= 32, "%s: %d arguments for %d parameters", name, nargs,
-		   f->entry->nargs))
+	if (!CHECKF(nargs == f->entry->nargs && nargs <= 32, "%s: %d arguments for %d parameters", name, nargs,
+		    f->entry->nargs))
 		goto out;
 	for (int i = 0; i < nargs; i++) {
 		int e = vtype(f, f->entry->args[i]).elem;
@@ -120,7 +96,7 @@ static inline bool run_ok(const char *path, const char *kernel, const Define *de
 			  const KArg *args, int nargs, int gx, int gy, int gz)
 {
 	int rc = run_file(path, kernel, defs, ndefs, opt, args, nargs, gx, gy, gz);
-	return CHECK(rc == 0, "%s (opt %d) failed to run: %s", path, opt, run_error);
+	return CHECKF(rc == 0, "%s (opt %d) failed to run: %s", path, opt, run_error);
 }
 
 static inline int next_pow2(int n)
@@ -144,7 +120,7 @@ static inline void check_f32(const char *label, const float *got, const double *
 	for (size_t i = 0; i < n; i++)
 		g[i] = got[i];
 	size_t bad = ref_check(label, g, want, n, rtol, atol);
-	CHECK(bad == 0, "%s: %zu of %zu values off", label, bad, n);
+	CHECKF(bad == 0, "%s: %zu of %zu values off", label, bad, n);
 	free(g);
 }
 
@@ -155,14 +131,44 @@ static inline void check_f16(const char *label, const uint16_t *got, const doubl
 	for (size_t i = 0; i < n; i++)
 		g[i] = ref_f16_to_f32(got[i]);
 	size_t bad = ref_check(label, g, want, n, rtol, atol);
-	CHECK(bad == 0, "%s: %zu of %zu values off", label, bad, n);
+	CHECKF(bad == 0, "%s: %zu of %zu values off", label, bad, n);
 	free(g);
+}
+
+/* Does the element at p (4 bytes: f32, 2 bytes: f16) still hold ref.h's poison? */
+static inline bool is_poison(const void *p, size_t esize)
+{
+	uint32_t w = 0;
+	uint16_t h = 0;
+	if (esize == 4) {
+		memcpy(&w, p, 4);
+		return w == (uint32_t)REF_POISON_F32_BITS;
+	}
+	memcpy(&h, p, 2);
+	return h == REF_POISON_F16_BITS;
+}
+
+/*
+ * Copies the first n elements of each of `rows` rows, `stride` elements
+ * apart in out, into got packed (n apart), and checks that the padding
+ * after each row's n kept its poison.  esize is 4 (f32) or 2 (f16).
+ */
+static inline void unpad_rows(const char *label, void *got, const void *out, size_t esize, int rows, int n,
+			      int stride)
+{
+	for (int row = 0; row < rows; row++) {
+		const char *src = (const char *)out + (size_t)row * stride * esize;
+		memcpy((char *)got + (size_t)row * n * esize, src, (size_t)n * esize);
+		for (int i = n; i < stride; i++)
+			CHECKF(is_poison(src + (size_t)i * esize, esize), "%s: padding [%d, %d] was written", label,
+			       row, i);
+	}
 }
 
 /* opt 0 and opt 1 outputs must be bit-identical */
 static inline void check_same(const char *label, const void *a, const void *b, size_t bytes)
 {
-	CHECK(memcmp(a, b, bytes) == 0, "%s: outputs at opt 0 and opt 1 differ", label);
+	CHECKF(memcmp(a, b, bytes) == 0, "%s: outputs at opt 0 and opt 1 differ", label);
 }
 
 #endif

@@ -31,10 +31,10 @@ static void test_ints(int opt, int32_t *o)
 	for (int i = 0; i < 11; i++)
 		o[i] = REF_POISON_INT;
 	KArg a[] = {kbuf(o, 11 * 4), kint(-7), kint(2), kint(0), kfloat(1.0), kfloat(NAN)};
-	if (!CHECK(run_text("ints.tile", ints, NULL, NULL, 0, opt, a, 6, 1, 1, 1) == 0, "ints: %s", run_error))
+	if (!CHECKF(run_text("ints.tile", ints, NULL, NULL, 0, opt, a, 6, 1, 1, 1) == 0, "ints: %s", run_error))
 		return;
 	for (int i = 0; i < 11; i++)
-		CHECK(o[i] == want[i], "ints (opt %d): line %d stored %d, want %d", opt, i + 2, o[i], want[i]);
+		CHECKF(o[i] == want[i], "ints (opt %d): line %d stored %d, want %d", opt, i + 2, o[i], want[i]);
 }
 
 /* h = 1 (f16); e = 2^-11 is half an f16 ulp at 1, so h + e ties to even (1.0) at every step */
@@ -61,14 +61,14 @@ static void test_halfs(int opt, uint16_t *o, uint16_t *ob, float *of)
 	ref_poison_f16(ob, 2);
 	ref_poison_f32(of, 3);
 	KArg a[] = {kbuf(o, 8), kbuf(ob, 4), kbuf(of, 12), kfloat(1.0), kfloat(NAN)};
-	if (!CHECK(run_text("halfs.tile", halfs, NULL, NULL, 0, opt, a, 5, 1, 1, 1) == 0, "halfs: %s", run_error))
+	if (!CHECKF(run_text("halfs.tile", halfs, NULL, NULL, 0, opt, a, 5, 1, 1, 1) == 0, "halfs: %s", run_error))
 		return;
 	for (int i = 0; i < 4; i++)
-		CHECK(o[i] == want[i], "halfs (opt %d): f16 %d is 0x%04x, want 0x%04x", opt, i, o[i], want[i]);
+		CHECKF(o[i] == want[i], "halfs (opt %d): f16 %d is 0x%04x, want 0x%04x", opt, i, o[i], want[i]);
 	for (int i = 0; i < 2; i++)
-		CHECK(ob[i] == wantb[i], "halfs (opt %d): bf16 %d is 0x%04x, want 0x%04x", opt, i, ob[i], wantb[i]);
-	CHECK(isnan(of[0]) && isnan(of[1]), "maximum/minimum with NaN: %g %g", of[0], of[1]);
-	CHECK(of[2] == 1.0f, "maximum(1, -1) = %g", of[2]);
+		CHECKF(ob[i] == wantb[i], "halfs (opt %d): bf16 %d is 0x%04x, want 0x%04x", opt, i, ob[i], wantb[i]);
+	CHECKF(isnan(of[0]) && isnan(of[1]), "maximum/minimum with NaN: %g %g", of[0], of[1]);
+	CHECKF(of[2] == 1.0f, "maximum(1, -1) = %g", of[2]);
 }
 
 /* argmax/argmin give the first index of the extreme; max/min/sum over both axes */
@@ -91,17 +91,17 @@ static void test_reduce(int opt, int32_t *o, float *of)
 	ref_poison_bytes(o, 12 * 4);
 	ref_poison_f32(of, 12);
 	KArg a[] = {kbuf(o, 12 * 4), kbuf(of, 12 * 4), kbuf(x, sizeof x)};
-	if (!CHECK(run_text("reduce.tile", reduce, NULL, NULL, 0, opt, a, 3, 1, 1, 1) == 0, "reduce: %s", run_error))
+	if (!CHECKF(run_text("reduce.tile", reduce, NULL, NULL, 0, opt, a, 3, 1, 1, 1) == 0, "reduce: %s", run_error))
 		return;
 	for (int r = 0; r < 4; r++) {
 		int best = 0;
 		for (int c = 1; c < 8; c++)
 			best = x[r * 8 + c] > x[r * 8 + best] ? c : best;
-		CHECK(o[r] == best, "argmax row %d = %d, want %d", r, o[r], best);
+		CHECKF(o[r] == best, "argmax row %d = %d, want %d", r, o[r], best);
 		float m = x[r * 8];
 		for (int c = 1; c < 8; c++)
 			m = fmaxf(m, x[r * 8 + c]);
-		CHECK(of[r] == m, "max row %d = %g, want %g", r, of[r], m);
+		CHECKF(of[r] == m, "max row %d = %g, want %g", r, of[r], m);
 	}
 	for (int c = 0; c < 8; c++) {
 		int best = 0;
@@ -110,8 +110,8 @@ static void test_reduce(int opt, int32_t *o, float *of)
 			best = x[r * 8 + c] < x[best * 8 + c] ? r : best;
 			s += x[r * 8 + c];
 		}
-		CHECK(o[4 + c] == best, "argmin column %d = %d, want %d", c, o[4 + c], best);
-		CHECK(of[4 + c] == s, "sum column %d = %g, want %g", c, of[4 + c], s);
+		CHECKF(o[4 + c] == best, "argmin column %d = %d, want %d", c, o[4 + c], best);
+		CHECKF(of[4 + c] == s, "sum column %d = %g, want %g", c, of[4 + c], s);
 	}
 }
 
@@ -133,10 +133,10 @@ static void test_flow(int opt)
 {
 	int32_t o[4] = {REF_POISON_INT, REF_POISON_INT, 5, REF_POISON_INT};
 	KArg a[] = {kbuf(o, sizeof o), kint(10)};
-	if (!CHECK(run_text("flow.tile", flow, NULL, NULL, 0, opt, a, 2, 1, 1, 1) == 0, "flow: %s", run_error))
+	if (!CHECKF(run_text("flow.tile", flow, NULL, NULL, 0, opt, a, 2, 1, 1, 1) == 0, "flow: %s", run_error))
 		return;
-	CHECK(o[0] == 20 && o[1] == 25 && o[2] == 25 && o[3] == 5, "flow (opt %d): %d %d %d %d, want 20 25 25 5", opt,
-	      o[0], o[1], o[2], o[3]);
+	CHECKF(o[0] == 20 && o[1] == 25 && o[2] == 25 && o[3] == 5, "flow (opt %d): %d %d %d %d, want 20 25 25 5", opt,
+	       o[0], o[1], o[2], o[3]);
 }
 
 int main(void)
@@ -155,5 +155,5 @@ int main(void)
 	check_same("bf16", ob[0], ob[1], sizeof ob[0]);
 	check_same("reduce", ori[0], ori[1], sizeof ori[0]);
 	check_same("reduce f32", orf[0], orf[1], sizeof orf[0]);
-	return report("semantics");
+	return check_summary("semantics");
 }

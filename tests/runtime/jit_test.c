@@ -17,28 +17,7 @@
 #include "cuda_api.h"
 #include "tilec.h"
 
-static int nchecks, nfail;
-
-#define CHECK(c) check((c), #c, __LINE__)
-static void check(bool ok, const char *what, int line)
-{
-	nchecks++;
-	if (!ok) {
-		nfail++;
-		fprintf(stderr, "jit_test.c:%d: check failed: %s\n", line, what);
-	}
-}
-
-/* s contains sub; prints both when not. */
-#define CHECK_HAS(s, sub) check_has((s), (sub), __LINE__)
-static void check_has(const char *s, const char *sub, int line)
-{
-	nchecks++;
-	if (!s || !strstr(s, sub)) {
-		nfail++;
-		fprintf(stderr, "jit_test.c:%d: expected \"%s\" in:\n---\n%s\n---\n", line, sub, s ? s : "(null)");
-	}
-}
+#include "../util/check.h"
 
 static char *example(const char *name)
 {
@@ -288,6 +267,5 @@ int main(void)
 	test_arch();
 	test_compile_errors();
 	test_compile_ptx();
-	printf("jit_test: %d checks, %d failed\n", nchecks, nfail);
-	return nfail ? 1 : 0;
+	return check_summary("jit_test");
 }

@@ -12,40 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int nchecks, nfail;
-
-#define CHECK(c) check((c), #c, __LINE__)
-static void check(bool ok, const char *what, int line)
-{
-	nchecks++;
-	if (!ok) {
-		nfail++;
-		fprintf(stderr, "ir_test.c:%d: check failed: %s\n", line, what);
-	}
-}
-
-static void check_str(const char *got, const char *want, int line)
-{
-	nchecks++;
-	if (!got || strcmp(got, want) != 0) {
-		nfail++;
-		fprintf(stderr, "ir_test.c:%d: got\n---\n%s---\nwant\n---\n%s---\n", line,
-			got ? got : "(null)", want);
-	}
-}
-#define CHECK_STR(g, w) check_str((g), (w), __LINE__)
-
-/* A substring check for verifier messages. */
-static void check_has(const char *got, const char *want, int line)
-{
-	nchecks++;
-	if (!got || !strstr(got, want)) {
-		nfail++;
-		fprintf(stderr, "ir_test.c:%d: got '%s', want it to contain '%s'\n", line,
-			got ? got : "(null)", want);
-	}
-}
-#define CHECK_HAS(g, w) check_has((g), (w), __LINE__)
+#include "../util/check.h"
 
 static char *print(Func *f)
 {
@@ -305,6 +272,5 @@ int main(void)
 	test_verifier();
 	test_parse_errors();
 	test_passes();
-	printf("ir_test: %d checks, %d failed\n", nchecks, nfail);
-	return nfail ? 1 : 0;
+	return check_summary("ir_test");
 }

@@ -11,27 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int nchecks, nfail;
+#include "../util/check.h"
 
-#define CHECK(c) check((c), #c, __LINE__)
-static void check(bool ok, const char *what, int line)
-{
-	nchecks++;
-	if (!ok) {
-		nfail++;
-		fprintf(stderr, "layout_test.c:%d: check failed: %s\n", line, what);
-	}
-}
-
+/* One check: the first n columns are want; names the first that is not. */
 static void check_cols(const uint32_t *got, const uint32_t *want, int n, int line)
 {
-	nchecks++;
-	for (int i = 0; i < n; i++)
-		if (got[i] != want[i]) {
-			nfail++;
-			fprintf(stderr, "layout_test.c:%d: column %d is %u, want %u\n", line, i, got[i], want[i]);
-			return;
-		}
+	int i = 0;
+	while (i < n && got[i] == want[i])
+		i++;
+	check_at(i == n, __FILE__, line, "column %d is %u, want %u", i, i < n ? got[i] : 0, i < n ? want[i] : 0);
 }
 #define CHECK_COLS(g, ...)                                                                    \
 	do {                                                                                  \
@@ -374,16 +362,12 @@ static void check_contract(const char *name, const char *src, int num_warps)
 	o.emit = EMIT_GPU_IR;
 	o.opt = 1;
 	o.num_warps = num_warps;
-	nchecks++;
-	if (compile_kernel(c, &o)) {
-		fprintf(stderr, "%s: %s", name, c->diag.out.s ? c->diag.out.s : "compile failed\n");
-		nfail++;
-	} else {
-		Contract k = {name, 0};
+	int rc = compile_kernel(c, &o);
+	Contract k = {name, 0};
+	if (rc == 0)
 		ir_walk(c->func, check_op, &k);
-		if (k.bad)
-			nfail++;
-	}
+	CHECKF(rc == 0 && k.bad == 0, "%s (num_warps %d): %s", name, num_warps,
+	       rc ? (c->diag.out.s ? c->diag.out.s : "compile failed") : "layout contract broken (above)");
 	compilation_free(c);
 }
 
@@ -412,11 +396,8 @@ static void test_contract(void)
 		snprintf(path, sizeof path, "%s/dsl_examples/%s.tile", TILEC_SOURCE_DIR, files[i]);
 		size_t len;
 		char *text = read_file(path, &len);
-		if (!text) {
-			fprintf(stderr, "cannot read %s\n", path);
-			nfail++;
+		if (!CHECKF(text != NULL, "cannot read %s", path))
 			continue;
-		}
 		for (int w = 1; w <= 8; w *= 2)
 			check_contract(path, text, w);
 		free(text);
@@ -434,10 +415,8 @@ static Compilation *compile(const char *src, const char *hints)
 	o.emit = EMIT_GPU_IR;
 	o.opt = 1;
 	o.div_hints = hints;
-	if (compile_kernel(c, &o)) {
-		fprintf(stderr, "%s", c->diag.out.s ? c->diag.out.s : "compile failed\n");
-		nfail++;
-	}
+	int rc = compile_kernel(c, &o);
+	CHECKF(rc == 0, "%s", c->diag.out.s ? c->diag.out.s : "compile failed");
 	return c;
 }
 
@@ -528,11 +507,8 @@ static void test_hint_errors(void)
 		o.opt = 1;
 		o.div_hints = bad[i];
 		int rc = compile_kernel(c, &o);
-		if ((rc != 0) != want_fail[i]) {
-			fprintf(stderr, "hints '%s': rc %d: %s\n", bad[i], rc, c->diag.out.s ? c->diag.out.s : "");
-			nfail++;
-		}
-		nchecks++;
+		CHECKF((rc != 0) == want_fail[i], "hints '%s': rc %d: %s", bad[i], rc,
+		       c->diag.out.s ? c->diag.out.s : "");
 		compilation_free(c);
 	}
 }
@@ -548,6 +524,5 @@ int main(void)
 	test_axis();
 	test_axis_loop();
 	test_hint_errors();
-	printf("layout_test: %d checks, %d failed\n", nchecks, nfail);
-	return nfail ? 1 : 0;
+	return check_summary("layout_test");
 }

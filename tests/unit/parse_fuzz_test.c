@@ -16,6 +16,8 @@
 #include "ast.h"
 #include "token.h"
 
+#include "../util/check.h"
+
 static const char *const seeds[] = {
 	"@num_warps(8)\n"
 	"kernel softmax(out: *f32, inp: *f32, stride: i32, n: i32, BLOCK: const i32 = 1024) {\n"
@@ -127,33 +129,25 @@ static int run_repeated(const char *prefix, const char *unit, int times, const c
 	return r;
 }
 
-static int check(int ok, const char *what)
-{
-	if (!ok)
-		fprintf(stderr, "FAIL: %s\n", what);
-	return !ok;
-}
-
 int main(void)
 {
-	int fails = 0;
 	int nseeds = (int)(sizeof seeds / sizeof seeds[0]);
 	for (int i = 0; i < nseeds; i++)
-		fails += check(run_one(seeds[i], strlen(seeds[i])) == 0, "a seed kernel parses");
+		CHECKF(run_one(seeds[i], strlen(seeds[i])) == 0, "seed kernel %d parses", i);
 
-	fails += check(run_repeated("kernel k() { let y = ", "(", 100000, "1); }") == 1, "deep parens");
-	fails += check(run_repeated("kernel k() { let y = ", "-", 100000, "1; }") == 1, "long unary chain");
-	fails += check(run_repeated("kernel k() { ", "if 1 { ", 100000, "") == 1, "deep blocks");
-	fails += check(run_repeated("kernel k() { if 1 {} ", "else if 1 {} ", 100000, "}") == 1, "long else-if chain");
-	fails += check(run_repeated("kernel k() { let y = ", "[", 100000, "") == 1, "deep lists");
-	fails += check(run_repeated("kernel k() { let y = ", "f(", 100000, "") == 1, "deep calls");
-	fails += check(run_repeated("kernel k() { let y = ", "9", 5000, "; }") == 1, "huge literal");
-	fails += check(run_repeated("kernel k() { let y = ", "1 + ", 200, "1; }") == 0, "a sum of 200 terms");
-	fails += check(run_repeated("kernel k() { let y = ", "1 + ", 100000, "1; }") == 1, "too long a sum");
-	fails += check(run_repeated("kernel k() { let y = ", "(", 200, "1" ) == 1, "unclosed parens");
+	CHECKF(run_repeated("kernel k() { let y = ", "(", 100000, "1); }") == 1, "deep parens");
+	CHECKF(run_repeated("kernel k() { let y = ", "-", 100000, "1; }") == 1, "long unary chain");
+	CHECKF(run_repeated("kernel k() { ", "if 1 { ", 100000, "") == 1, "deep blocks");
+	CHECKF(run_repeated("kernel k() { if 1 {} ", "else if 1 {} ", 100000, "}") == 1, "long else-if chain");
+	CHECKF(run_repeated("kernel k() { let y = ", "[", 100000, "") == 1, "deep lists");
+	CHECKF(run_repeated("kernel k() { let y = ", "f(", 100000, "") == 1, "deep calls");
+	CHECKF(run_repeated("kernel k() { let y = ", "9", 5000, "; }") == 1, "huge literal");
+	CHECKF(run_repeated("kernel k() { let y = ", "1 + ", 200, "1; }") == 0, "a sum of 200 terms");
+	CHECKF(run_repeated("kernel k() { let y = ", "1 + ", 100000, "1; }") == 1, "too long a sum");
+	CHECKF(run_repeated("kernel k() { let y = ", "(", 200, "1" ) == 1, "unclosed parens");
 	static const char nul[] = "kernel k() { /* \0 */ }";
-	fails += check(run_one(nul, sizeof nul - 1) == 1, "NUL inside a comment");
-	fails += check(run_one("", 0) == 0, "empty source");
+	CHECKF(run_one(nul, sizeof nul - 1) == 1, "NUL inside a comment");
+	CHECKF(run_one("", 0) == 0, "empty source");
 
 	enum { ITERS = 6000, CAP = 4096 };
 	char *buf = malloc(CAP);
@@ -167,6 +161,6 @@ int main(void)
 	}
 	free(buf);
 	printf("parse_fuzz: %d mutants, %d rejected with an error, %d parsed\n", ITERS, nerr, ITERS - nerr);
-	fails += check(nerr > 0 && nerr < ITERS, "mutants both parse and fail");
-	return fails != 0;
+	CHECKF(nerr > 0 && nerr < ITERS, "mutants both parse and fail");
+	return check_summary("parse_fuzz_test");
 }

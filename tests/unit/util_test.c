@@ -10,28 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int nchecks, nfail;
-
-#define CHECK(c) check((c), #c, __LINE__)
-static void check(bool ok, const char *what, int line)
-{
-	nchecks++;
-	if (!ok) {
-		nfail++;
-		fprintf(stderr, "util_test.c:%d: check failed: %s\n", line, what);
-	}
-}
-
-static void check_str(const char *got, const char *want, int line)
-{
-	nchecks++;
-	if (!got || strcmp(got, want) != 0) {
-		nfail++;
-		fprintf(stderr, "util_test.c:%d: got\n---\n%s---\nwant\n---\n%s---\n", line,
-			got ? got : "(null)", want);
-	}
-}
-#define CHECK_STR(g, w) check_str((g), (w), __LINE__)
+#include "../util/check.h"
 
 static void test_arena(void)
 {
@@ -123,9 +102,9 @@ static void expect(int kind, Loc loc, const char *msg, bool werror, const char *
 	bool returned;
 	Diag d = diag_one(kind, loc, msg, werror, &returned);
 	bool fatal = kind != WARN || werror;
-	check(returned != fatal, fatal ? "longjmp taken" : "returned", line);
-	check(d.nerrors == (fatal ? 1 : 0), "nerrors", line);
-	check_str(d.out.s, want, line);
+	check_at(returned != fatal, __FILE__, line, "%s", fatal ? "longjmp taken" : "returned");
+	check_at(d.nerrors == (fatal ? 1 : 0), __FILE__, line, "nerrors");
+	check_str_at(d.out.s, want, __FILE__, line);
 	sb_free(&d.out);
 }
 
@@ -208,6 +187,5 @@ int main(void)
 	test_odd_locations();
 	test_warnings();
 	test_helpers();
-	printf("util_test: %d/%d checks passed\n", nchecks - nfail, nchecks);
-	return nfail ? 1 : 0;
+	return check_summary("util_test");
 }

@@ -8,6 +8,7 @@
  *   - poisoning of outputs (NaN patterns for floats, 0xDEADBEEF for
  *     integers) so a lane the kernel forgot to write is caught, and a
  *     lane it should not have written is caught too (its poison changed);
+ *   - a row softmax in double, the reference of the softmax kernels;
  *   - closeness checks: |got - want| <= atol + rtol * |want|, NaN fails.
  *
  * Header only: every function is static inline.
@@ -158,6 +159,20 @@ static inline void ref_poison_bytes(void *p, size_t bytes)
 static inline int ref_is_poison_f32(float f)
 {
 	return ref_f32_bits(f) == (uint32_t)REF_POISON_F32_BITS;
+}
+
+/* ---- references ---- */
+
+/* want[i] = softmax(x)[i] over one row of n floats, in double. */
+static inline void ref_softmax_row(double *want, const float *x, int n)
+{
+	double m = -INFINITY, s = 0;
+	for (int i = 0; i < n; i++)
+		m = fmax(m, x[i]);
+	for (int i = 0; i < n; i++)
+		s += exp(x[i] - m);
+	for (int i = 0; i < n; i++)
+		want[i] = exp(x[i] - m) / s;
 }
 
 /* ---- checks ---- */
