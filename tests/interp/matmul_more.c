@@ -1,0 +1,82 @@
+/*
+ * matmul_more.c: dsl_examples/batched_matmul.tile (3-D grid, f16) and
+ * matmul_f32.tile (IEEE, and with TF32 allowed, which the interpreter
+ * computes in f32 too) in the interpreter against double products of the
+ * same inputs, on shapes off the tile; outputs poisoned first; opt 0 and
+ * opt 1 agree bit for bit.
+ */
+#include "run.h"
+
+static void batched(int Z, int M, int N, int K, uint64_t seed)
+{
+	char label[128];
+	size_t na = (size_t)Z * M * K, nb = (size_t)Z * K * N, nc = (size_t)Z * M * N;
+	uint16_t *a = malloc(na * 2), *b = malloc(nb * 2), *c[2];
+	double *want = malloc(nc * sizeof *want);
+	RefRng r = ref_rng(seed);
+	ref_fill_f16(&r, a, na, -1, 1);
+	ref_fill_f16(&r, b, nb, -1, 1);
+	for (int z = 0; z < Z; z++)
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double acc = 0;
+				for (int k = 0; k < K; k++)
+					acc += (double)ref_f16_to_f32(a[((size_t)z * M + i) * K + k]) *
+					       ref_f16_to_f32(b[((size_t)z * K + k) * N + j]);
+				want[((size_t)z * M + i) * N + j] = acc;
+			}
+	Define d[] = {{"BM", 32, false, 0}, {"BN", 32, false, 0}, {"BK", 16, false, 0}};
+	for (int opt = 0; opt < 2; opt++) {
+		snprintf(label, sizeof label, "batched_matmul %dx%dx%dx%d opt=%d", Z, M, N, K, opt);
+		c[opt] = malloc(nc * 2);
+		ref_poison_f16(c[opt], nc);
+		KArg args[] = {kbuf(c[opt], nc * 2), kbuf(a, na * 2), kbuf(b, nb * 2), kint(M), kint(N), kint(K),
+			       kint((int64_t)M * K), kint(K), kint(1), kint((int64_t)K * N), kint(N), kint(1),
+			       kint((int64_t)M * N), kint(N), kint(1)};
+		if (run_ok("dsl_examples/batched_matmul.tile", "batched_matmul", d, 3, opt, args, 15, cdiv(M, 32),
+			   cdiv(N, 32), Z))
+			check_f16(label, c[opt], want, nc, 1e-2, 1e-3);
+	}
+	check_same(label, c[0], c[1], nc * 2);
+	free(a), free(b), free(c[0]), free(c[1]), free(want);
+}
+
+static void f32(int M, int N, int K, int tf32, uint64_t seed)
+{
+	char label[128];
+	size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+	float *a = malloc(na * 4), *b = malloc(nb * 4), *c[2];
+	double *want = malloc(nc * sizeof *want);
+	RefRng r = ref_rng(seed);
+	ref_fill_f32(&r, a, na, -1, 1);
+	ref_fill_f32(&r, b, nb, -1, 1);
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double acc = 0;
+			for (int k = 0; k < K; k++)
+				acc += (double)a[(size_t)i * K + k] * b[(size_t)k * N + j];
+			want[(size_t)i * N + j] = acc;
+		}
+	Define d[] = {{"BM", 32, false, 0}, {"BN", 32, false, 0}, {"BK", 16, false, 0}, {"TF32", tf32, false, 0}};
+	for (int opt = 0; opt < 2; opt++) {
+		snprintf(label, sizeof label, "matmul_f32 %dx%dx%d tf32=%d opt=%d", M, N, K, tf32, opt);
+		c[opt] = malloc(nc * 4);
+		ref_poison_f32(c[opt], nc);
+		KArg args[] = {kbuf(c[opt], nc * 4), kbuf(a, na * 4), kbuf(b, nb * 4), kint(M), kint(N), kint(K),
+			       kint(K), kint(1), kint(N), kint(1), kint(N), kint(1)};
+		if (run_ok("dsl_examples/matmul_f32.tile", "matmul_f32", d, 4, opt, args, 12,
+			   cdiv(M, 32) * cdiv(N, 32), 1, 1))
+			check_f32(label, c[opt], want, nc, 1e-5, 1e-6);
+	}
+	check_same(label, c[0], c[1], nc * 4);
+	free(a), free(b), free(c[0]), free(c[1]), free(want);
+}
+
+int main(void)
+{
+	batched(3, 40, 36, 20, 700);
+	batched(1, 32, 32, 32, 701);
+	f32(45, 70, 33, 0, 710);
+	f32(32, 32, 16, 1, 711);
+	return check_summary("matmul_more");
+}
