@@ -209,6 +209,7 @@ typedef struct Launch {
 	int ndefs;
 	int num_warps;        /* 0: the kernel's own */
 	unsigned grid;
+	unsigned grid_y, grid_z; /* 0 counts as 1 */
 	Arg args[16];
 	int nargs;
 	Buf *bufs;
@@ -270,7 +271,7 @@ static bool run_gpu(Case *c, const Launch *l)
 		args[i] = a->kind == 'b' ? tilec_ptr(dev[a->buf])
 		        : a->kind == 'i' ? tilec_i32((int32_t)a->i) : tilec_f32((float)a->f);
 	}
-	if (tilec_launch(k, l->grid, 1, 1, NULL, args, l->nargs) != TILEC_OK ||
+	if (tilec_launch(k, l->grid, l->grid_y ? l->grid_y : 1, l->grid_z ? l->grid_z : 1, NULL, args, l->nargs) != TILEC_OK ||
 	    tilec_synchronize(ctx) != TILEC_OK)
 		goto cuda_error;
 	for (int i = 0; i < l->nbufs; i++)
@@ -336,7 +337,7 @@ static bool run_interp(Case *c, const Launch *l, void **results)
 		else
 			args[i].f = (double)(float)a->f;
 	}
-	int grid[3] = {(int)l->grid, 1, 1};
+	int grid[3] = {(int)l->grid, l->grid_y ? (int)l->grid_y : 1, l->grid_z ? (int)l->grid_z : 1};
 	if (interp_run(it, args, l->nargs, grid) != 0) {
 		fail(c, "interpreter: %s", interp_error(it));
 		goto out;
@@ -688,6 +689,77 @@ static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm
 	free(a), free(b), free(cm), free(want);
 }
 
+/* batched_matmul.tile on a 3-D grid: Z products of f16 matrices. */
+static void case_batched_matmul(int Z, int M, int N, int K)
+{
+	Case c;
+	start(&c, "batched_matmul Z=%d M=%d N=%d K=%d", Z, M, N, K);
+	size_t na = (size_t)Z * M * K, nb = (size_t)Z * K * N, nc = (size_t)Z * M * N;
+	uint16_t *a = xmalloc(2 * na), *b = xmalloc(2 * nb), *cm = xmalloc(2 * nc);
+	double *want = xmalloc(8 * nc);
+	fill_f16(a, na, -1, 1);
+	fill_f16(b, nb, -1, 1);
+	for (int z = 0; z < Z; z++)
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int k = 0; k < K; k++)
+					s += (double)half_to_f32(a[((size_t)z * M + i) * K + k]) *
+					     half_to_f32(b[((size_t)z * K + k) * N + j]);
+				want[((size_t)z * M + i) * N + j] = s;
+			}
+	Buf bufs[] = {{cm, 2 * nc, OUT}, {a, 2 * na, IN}, {b, 2 * nb, IN}};
+	Launch l = {.file = "batched_matmul.tile", .kernel = "batched_matmul", .ndefs = 0,
+	            .grid = (unsigned)((M + 63) / 64), .grid_y = (unsigned)((N + 63) / 64), .grid_z = (unsigned)Z,
+	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(M), AI32(N), AI32(K), AI32(M * K), AI32(K), AI32(1),
+	                     AI32(K * N), AI32(N), AI32(1), AI32(M * N), AI32(N), AI32(1)},
+	            .nargs = 15, .bufs = bufs, .nbufs = 3};
+	void *ir[16];
+	if (run_both(&c, &l, true, ir)) {
+		compare(&c, "c", cm, F16, want, nc, F16_RTOL, F16_ATOL);
+		if (ir[0])
+			agree(&c, "c", cm, ir[0], F16, nc, F16_RTOL, F16_ATOL);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 3);
+	free(a), free(b), free(cm), free(want);
+}
+
+/* matmul_f32.tile: IEEE f32 products (FMA), or TF32 allowed (looser tolerance). */
+static void case_matmul_f32(int M, int N, int K, int tf32)
+{
+	Case c;
+	start(&c, "matmul_f32 M=%d N=%d K=%d tf32=%d", M, N, K, tf32);
+	size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+	float *a = xmalloc(4 * na), *b = xmalloc(4 * nb), *cm = xmalloc(4 * nc);
+	double *want = xmalloc(8 * nc);
+	fill_f32(a, na, -1, 1);
+	fill_f32(b, nb, -1, 1);
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double s = 0;
+			for (int k = 0; k < K; k++)
+				s += (double)a[(size_t)i * K + k] * b[(size_t)k * N + j];
+			want[(size_t)i * N + j] = s;
+		}
+	Buf bufs[] = {{cm, 4 * nc, OUT}, {a, 4 * na, IN}, {b, 4 * nb, IN}};
+	Launch l = {.file = "matmul_f32.tile", .kernel = "matmul_f32", .defs = {{"TF32", tf32}}, .ndefs = 1,
+	            .grid = (unsigned)(((M + 63) / 64) * ((N + 63) / 64)),
+	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(M), AI32(N), AI32(K), AI32(K), AI32(1), AI32(N), AI32(1),
+	                     AI32(N), AI32(1)},
+	            .nargs = 12, .bufs = bufs, .nbufs = 3};
+	void *ir[16];
+	double rtol = tf32 ? 1e-3 : F32_RTOL;
+	if (run_both(&c, &l, true, ir)) {
+		compare(&c, "c", cm, F32, want, nc, rtol, rtol * 0.1);
+		if (ir[0])
+			agree(&c, "c", cm, ir[0], F32, nc, rtol, rtol * 0.1);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 3);
+	free(a), free(b), free(cm), free(want);
+}
+
 /* The API around launches: signature, argument errors, compile errors, the cache. */
 static void case_api(void)
 {
@@ -905,6 +977,9 @@ static void run_all(void)
 	}
 	case_matmul("matmul", 33, 17, 5, true, 64, 64, 32, 4);
 	case_matmul("matmul", 128, 256, 64, false, 64, 128, 32, 4);
+	case_batched_matmul(3, 100, 70, 50);
+	case_matmul_f32(100, 70, 50, 0);
+	case_matmul_f32(128, 64, 64, 1);
 }
 
 int main(int argc, char **argv)
