@@ -35,6 +35,8 @@ typedef struct Frag {
 	int32_t *reg_of;        /* register part of a flat index -> register number */
 	LLVMValueRef *words;    /* per register pair r >> 1: the packed b32 word */
 	LLVMValueRef dyn;       /* i32 bytes added to off (a ring slot), or NULL */
+	int tilebits;           /* log2 of the last dimension of the tile in shared memory */
+	uint32_t k0;            /* the fragment's first k in that tile (a k-slice of a ring slot) */
 } Frag;
 
 static bool is_a_of(const Layout *la, const Layout *lc, int K)
@@ -60,7 +62,8 @@ bool cg_is_mma(Cg *c, Op *op)
 static Frag frag_of(Cg *c, ValId v)
 {
 	const Layout *l = cg_layout(c, v);
-	Frag o = {v, l, ilog2((uint64_t)l->shape[1]), -1, NULL, NULL, NULL};
+	int rb = ilog2((uint64_t)l->shape[1]);
+	Frag o = {v, l, rb, -1, NULL, NULL, NULL, rb, 0};
 	int64_t n = (int64_t)l->shape[0] * l->shape[1];
 	o.reg_of = NEWN(c->f->arena, int32_t, n);
 	for (uint32_t r = 0; r < 1u << l->nreg; r++)
@@ -129,12 +132,69 @@ static LLVMValueRef warp_origin(Cg *c, const Layout *l)
 	return cg_thread_index(c, &w);
 }
 
-/* Address of a swizzled byte offset in the fragment's tile. */
-static LLVMValueRef tile_ptr(Cg *c, Frag *o, LLVMValueRef byte)
+/* A flat index of the fragment's shape in its tile: a k-slice moves A's columns or B's rows by k0. */
+static uint32_t in_tile(const Frag *o, uint32_t flat, uint32_t k0)
 {
+	uint32_t row = flat >> o->rowbits, col = flat & ((1u << o->rowbits) - 1);
+	if (o->l->reg[0] == 1)
+		col |= k0;
+	else
+		row |= k0;
+	return row << o->tilebits | col;
+}
+
+/* The same for a run-time index (no k0: that comes with the constant part). */
+static LLVMValueRef in_tile_rt(Cg *c, const Frag *o, LLVMValueRef flat)
+{
+	if (o->tilebits == o->rowbits)
+		return flat;
+	LLVMValueRef row = i32op(c, LLVMLShr, flat, o->rowbits);
+	LLVMValueRef col = i32op(c, LLVMAnd, flat, (1 << o->rowbits) - 1);
+	return LLVMBuildOr(c->b, i32op(c, LLVMShl, row, o->tilebits), col, "");
+}
+
+/* Rows after which the swizzle repeats (per_phase * max_phase). */
+static uint32_t swizzle_period(int rowbits)
+{
+	int w = 2 << rowbits, chunks = w / 16;
+	int per_phase = w >= 128 ? 1 : 128 / w;
+	int max_phase = 8 / per_phase < chunks ? 8 / per_phase : chunks;
+	return (uint32_t)(per_phase * max_phase);
+}
+
+/*
+ * Address of element (base ^ org) of the fragment's tile, org = hi ? org1 :
+ * org0 (constants; hi NULL: org0).  Whole swizzle periods of rows in org
+ * that base cannot have (bits in `bmask`, fragment coordinates) move the
+ * address by a constant, added last so that ptxas folds it into the
+ * ldmatrix as [reg+imm]: the fragments then share a few base registers
+ * (one per distinct column part) instead of one address each.
+ */
+static LLVMValueRef tile_ptr(Cg *c, Frag *o, LLVMValueRef base, uint32_t bmask, uint32_t org0, uint32_t org1,
+                             LLVMValueRef hi)
+{
+	uint32_t t0 = in_tile(o, org0, o->k0), t1 = in_tile(o, org1, o->k0), bm = in_tile(o, bmask, 0);
+	uint32_t rows = ~(swizzle_period(o->tilebits) - 1) << o->tilebits;
+	uint32_t add = t0 & rows;
+	if (add != (t1 & rows) || (add & bm))
+		add = 0;
+	LLVMValueRef org = cg_i32c(c, t0 ^ add);
+	if (hi)
+		org = LLVMBuildSelect(c->b, hi, cg_i32c(c, t1 ^ add), org, "");
+	LLVMValueRef byte = swizzle(c, LLVMBuildXor(c->b, in_tile_rt(c, o, base), org, ""), o->tilebits);
 	if (o->dyn)
 		byte = LLVMBuildAdd(c->b, byte, o->dyn, "");
-	return cg_smem_ptr(c, o->off, byte);
+	LLVMValueRef idx = cg_i32c(c, (int64_t)add * 2);
+	return LLVMBuildGEP2(c->b, c->i8, cg_smem_ptr(c, o->off, byte), &idx, 1, "");
+}
+
+/* The bits a warp_origin can set: the layout's warp columns. */
+static uint32_t warp_bits(const Layout *l)
+{
+	uint32_t m = 0;
+	for (int i = 0; i < l->nwarp; i++)
+		m |= l->warp[i];
+	return m;
 }
 
 static LLVMValueRef ldmatrix(Cg *c, NvName id, LLVMValueRef ptr, LLVMValueRef *out, int n)
@@ -164,12 +224,12 @@ static void load_a(Cg *c, Frag *o)
 	LLVMValueRef lrow = i32op(c, LLVMShl, i32op(c, LLVMAnd, c->lane, 15), kb);
 	LLVMValueRef lk = i32op(c, LLVMShl, i32op(c, LLVMLShr, c->lane, 4), 3);
 	base = LLVMBuildOr(c->b, base, LLVMBuildOr(c->b, lrow, lk, ""), "");
+	uint32_t bm = warp_bits(o->l) | 15u << kb | 8;
 	uint32_t fa[4] = {0, 8u << kb, 8, (8u << kb) | 8};
 	for (uint32_t r = 0; r < 1u << o->l->nreg; r += 8) {
 		uint32_t origin = cg_reg_index(o->l, r);
-		LLVMValueRef flat = LLVMBuildXor(c->b, base, cg_i32c(c, origin), "");
 		LLVMValueRef w[4];
-		ldmatrix(c, NV_LDMATRIX_X4, tile_ptr(c, o, swizzle(c, flat, kb)), w, 4);
+		ldmatrix(c, NV_LDMATRIX_X4, tile_ptr(c, o, base, bm, origin, origin, NULL), w, 4);
 		for (int j = 0; j < 4; j++)
 			o->words[pair_of(o, origin, fa[j])] = w[j];
 	}
@@ -192,10 +252,8 @@ static void load_b(Cg *c, Frag *o)
 		uint32_t o0 = cg_reg_index(o->l, t * 4);
 		bool two = t + 1 < ntiles;
 		uint32_t o1 = two ? cg_reg_index(o->l, (t + 1) * 4) : o0;
-		LLVMValueRef org = LLVMBuildSelect(c->b, hi, cg_i32c(c, o1), cg_i32c(c, o0), "");
-		LLVMValueRef flat = LLVMBuildXor(c->b, base, org, "");
 		LLVMValueRef w[4];
-		LLVMValueRef ptr = tile_ptr(c, o, swizzle(c, flat, nb));
+		LLVMValueRef ptr = tile_ptr(c, o, base, warp_bits(o->l) | 15u << nb, o0, o1, hi);
 		ldmatrix(c, two ? NV_LDMATRIX_X4_TRANS : NV_LDMATRIX_X2_TRANS, ptr, w, two ? 4 : 2);
 		for (int j = 0; j < 2; j++)
 			o->words[pair_of(o, o0, fb[j])] = w[j];
@@ -204,40 +262,54 @@ static void load_b(Cg *c, Frag *o)
 	}
 }
 
-/* Operands in registers: each pair (r, r|1) packed into one b32 word. */
+/*
+ * Operands in registers: each pair (r, r|1) packed into one b32 word, as
+ * lo | hi << 16 on the bits, which InstCombine folds back into the word
+ * when the pair came from unpack_word (through loop phis too).
+ */
 static void pack_regs(Cg *c, Frag *o)
 {
-	LLVMTypeRef et = cg_elem_type(c, vtype(c->f, o->v).elem), vt = LLVMVectorType(et, 2);
+	LLVMTypeRef i16 = LLVMInt16TypeInContext(c->ctx);
 	for (uint32_t p = 0; p < (1u << o->l->nreg) / 2; p++) {
-		LLVMValueRef x = LLVMGetUndef(vt);
-		x = LLVMBuildInsertElement(c->b, x, c->regs[o->v][2 * p], cg_i32c(c, 0), "");
-		x = LLVMBuildInsertElement(c->b, x, c->regs[o->v][2 * p + 1], cg_i32c(c, 1), "");
-		o->words[p] = LLVMBuildBitCast(c->b, x, c->i32, "");
+		LLVMValueRef lo = LLVMBuildBitCast(c->b, c->regs[o->v][2 * p], i16, "");
+		LLVMValueRef hi = LLVMBuildBitCast(c->b, c->regs[o->v][2 * p + 1], i16, "");
+		lo = LLVMBuildZExt(c->b, lo, c->i32, "");
+		hi = i32op(c, LLVMShl, LLVMBuildZExt(c->b, hi, c->i32, ""), 16);
+		o->words[p] = LLVMBuildOr(c->b, lo, hi, "");
 	}
+}
+
+/* The two 16-bit halves of word w as elements of type et (trunc and lshr: foldable through phis). */
+static void unpack_word(Cg *c, LLVMValueRef w, LLVMTypeRef et, LLVMValueRef *r)
+{
+	LLVMTypeRef i16 = LLVMInt16TypeInContext(c->ctx);
+	r[0] = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, w, i16, ""), et, "");
+	r[1] = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, i32op(c, LLVMLShr, w, 16), i16, ""), et, "");
 }
 
 /*
  * An operand read from a ring slot (passes/pipeline.c): the ldmatrix words
  * as two registers each, which pack_regs packs again for the mma (LLVM
  * folds the round trip).  A's register 0 runs along K (column 1), B's
- * along its rows.
+ * along its rows.  A local_load narrower than the ring's tile reads the
+ * k-slice starting at its iattr[0].
  */
 void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn)
 {
 	Frag o = frag_of(c, v);
+	Op *ll = val(c->f, v)->def;
 	o.off = off;
 	o.dyn = dyn;
+	o.tilebits = ilog2((uint64_t)vtype(c->f, ll->opnds[0]).shape[1]);
+	o.k0 = (uint32_t)ll->iattr[0];
 	if (o.l->reg[0] == 1)
 		load_a(c, &o);
 	else
 		load_b(c, &o);
-	LLVMTypeRef vt = LLVMVectorType(cg_elem_type(c, vtype(c->f, v).elem), 2);
+	LLVMTypeRef et = cg_elem_type(c, vtype(c->f, v).elem);
 	LLVMValueRef *r = cg_new_regs(c, v);
-	for (uint32_t p = 0; p < (1u << o.l->nreg) / 2; p++) {
-		LLVMValueRef x = LLVMBuildBitCast(c->b, o.words[p], vt, "");
-		r[2 * p] = LLVMBuildExtractElement(c->b, x, cg_i32c(c, 0), "");
-		r[2 * p + 1] = LLVMBuildExtractElement(c->b, x, cg_i32c(c, 1), "");
-	}
+	for (uint32_t p = 0; p < (1u << o.l->nreg) / 2; p++)
+		unpack_word(c, o.words[p], et, r + 2 * p);
 }
 
 static bool overlap(const Op *a, const Op *b)

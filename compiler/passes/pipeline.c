@@ -29,6 +29,10 @@
  * PipelineExpander does.  A slice must be pure, region-free and read no
  * memory; otherwise the loop is left as it is.  Iterations past the end
  * copy nothing: their mask is false and cp.async zero-fills.
+ *
+ * Then a dot of two ring operands is split into 16-wide k-slices, each
+ * read one dot ahead of its use, slice 0 across the back edge
+ * (prefetch_slices, as Triton's Prefetch pass for MMAv2).
  */
 #include <math.h>
 #include <string.h>
@@ -37,7 +41,7 @@
 
 typedef struct Load {
 	Op *load, *cvt;
-	ValId ring;
+	ValId ring, ll;     /* the ring; the local_load that replaced cvt */
 } Load;
 
 typedef struct Pipe {
@@ -49,6 +53,8 @@ typedef struct Pipe {
 	uint8_t *need;      /* per ValId of the body: in some slice */
 	ValId *map;         /* per ValId: its clone in the current round, or 0 */
 	int nvals;          /* values that existed when the pass started */
+	Op *wait, *dot;     /* the async_wait in the body; the first dot of the loads */
+	ValId rd, rd_next;  /* the slot read this iteration and the next */
 } Pipe;
 
 /* ---- which loads qualify ---- */
@@ -116,7 +122,7 @@ static void try_operand(Pipe *p, Op *dot, int k)
 	if (!layout_eq(&f->layouts[val(f, cvt->res[0])->layout], &want))
 		return;
 	if (p->nloads < (int)(sizeof p->loads / sizeof p->loads[0]))
-		p->loads[p->nloads++] = (Load){ld, cvt, 0};
+		p->loads[p->nloads++] = (Load){ld, cvt, 0, 0};
 }
 
 static void find_loads(Pipe *p)
@@ -363,8 +369,9 @@ static void rewrite(Pipe *p, int S)
 	ValId rd = add_iter(f, loop, b_const_int(&pre, TY_I32, 0));
 	ValId wr = add_iter(f, loop, b_const_int(&pre, TY_I32, S - 1));
 
-	Builder b = {f, NULL, first_dot(p), loop->loc};
-	wait_op(&b, S - 2);
+	p->dot = first_dot(p);
+	Builder b = {f, NULL, p->dot, loop->loc};
+	p->wait = val(f, wait_op(&b, S - 2))->def;
 	for (int i = 0; i < p->nloads; i++) {
 		Op *cvt = p->loads[i].cvt;
 		ValId o[2] = {p->loads[i].ring, rd};
@@ -373,6 +380,7 @@ static void rewrite(Pipe *p, int S)
 		val(f, ll)->layout = val(f, cvt->res[0])->layout;
 		val(f, ll)->name = val(f, cvt->res[0])->name;
 		ir_replace_uses(f, cvt->res[0], ll);
+		p->loads[i].ll = ll;
 	}
 	b.loc = loop->loc;
 	ValId iv = p->body->args[0], lo = loop->opnds[0];
@@ -387,9 +395,111 @@ static void rewrite(Pipe *p, int S)
 			y->opnds[yslot[j]] = mapped(p, y->opnds[j - 1]);
 	y->opnds[rd_at] = bump(&b, rd, S);
 	y->opnds[rd_at + 1] = bump(&b, wr, S);
+	p->rd = rd;
+	p->rd_next = y->opnds[rd_at];
 
 	Builder post = {f, loop->next ? NULL : loop->parent, loop->next, loop->loc};
 	wait_op(&post, 0);
+}
+
+/* ---- prefetching the first k-slice across iterations ---- */
+
+/* The k-slice [k0, k0 + 16) of local_load ll (operand `opnd` of its dot) from `slot`. */
+static ValId slice_load(Builder *b, Op *ll, int opnd, ValId slot, int k0, int layout)
+{
+	Func *f = b->f;
+	Type t = vtype(f, ll->res[0]);
+	t.shape[opnd == 0 ? 1 : 0] = 16;
+	ValId o[2] = {ll->opnds[0], slot};
+	ValId r = b_op1(b, OP_LOCAL_LOAD, t, o, 2);
+	val(f, r)->def->iattr[0] = k0;
+	val(f, r)->layout = layout;
+	val(f, r)->name = val(f, ll->res[0])->name;
+	return r;
+}
+
+static ValId dot_slice(Builder *b, Op *dot, ValId x, ValId y, ValId acc)
+{
+	ValId o[3] = {x, y, acc};
+	ValId r = b_op1(b, OP_DOT, vtype(b->f, dot->res[0]), o, 3);
+	val(b->f, r)->def->iattr[0] = dot->iattr[0];
+	val(b->f, r)->layout = val(b->f, dot->res[0])->layout;
+	return r;
+}
+
+/* The body's local_load behind operand k of dot, used only there, or NULL. */
+static Op *ring_operand(Pipe *p, Op *dot, int k)
+{
+	Op *d = def_in(p, dot->opnds[k]);
+	if (!d || d->code != OP_LOCAL_LOAD || val(p->f, d->res[0])->nuses != 1 || d->opnds[1] != p->rd)
+		return NULL;
+	return d;
+}
+
+/*
+ * Triton's Prefetch pass for MMAv2: the dot of both ring operands becomes
+ * K/16 dots of one 16-wide k-slice each, and each slice is read (ldmatrix)
+ * one dot ahead of its use.  Slice 0 of iteration i+1 is read at the end of
+ * iteration i, after its wait (which moves there from the top of the body)
+ * and before the last dot of iteration i, and is carried into the next
+ * iteration; the prologue waits for and reads slice 0 of slot 0.  The
+ * wait's barrier then overlaps the last slice's mma, and fragments live for
+ * two slices instead of the whole tile.
+ *
+ *     for ... iter(..., a0, b0):
+ *         a1, b1 = local_load rd, k 16 ; copies ; acc = dot(a0, b0, acc) ; ...
+ *         async_wait S-2 ; a0', b0' = local_load rd+1, k 0
+ *         acc = dot(a_{n-1}, b_{n-1}, acc)
+ *         yield ..., a0', b0'
+ *
+ * The slot iteration i+1 overwrites (i's) has been read in full before the
+ * barrier of i's wait, as before.
+ */
+static void prefetch_slices(Pipe *p, int S)
+{
+	Func *f = p->f;
+	ir_fill_uses(f);
+	Op *dot = p->dot, *la = ring_operand(p, dot, 0), *lb = ring_operand(p, dot, 1);
+	if (!la || !lb || !p->wait)
+		return;
+	int n = vtype(f, dot->opnds[0]).shape[1] / 16;
+	const Layout *lc = &f->layouts[val(f, dot->res[0])->layout];
+	Layout m = layout_mma_a(lc, 16);
+	int ya = layout_add(f, &m);
+	m = layout_mma_b(lc, 16);
+	int yb = layout_add(f, &m);
+
+	Builder pre = {f, NULL, p->loop, p->loop->loc};
+	wait_op(&pre, S - 2);
+	ValId slot0 = b_const_int(&pre, TY_I32, 0);
+	ValId ca = add_iter(f, p->loop, slice_load(&pre, la, 0, slot0, 0, ya));
+	ValId cb = add_iter(f, p->loop, slice_load(&pre, lb, 1, slot0, 0, yb));
+	Op *y = p->body->last;
+	int at = y->nopnds - 2;
+
+	Builder b = {f, NULL, la, dot->loc};
+	ValId acc = dot->opnds[2];
+	for (int j = 1; j <= n; j++) {
+		ValId na, nb;
+		if (j < n) {
+			na = slice_load(&b, la, 0, p->rd, 16 * j, ya);
+			nb = slice_load(&b, lb, 1, p->rd, 16 * j, yb);
+		} else {
+			b.before = dot;
+			ir_remove(p->wait);
+			ir_insert_before(dot, p->wait);
+			na = y->opnds[at] = slice_load(&b, la, 0, p->rd_next, 0, ya);
+			nb = y->opnds[at + 1] = slice_load(&b, lb, 1, p->rd_next, 0, yb);
+		}
+		b.before = dot;
+		acc = dot_slice(&b, dot, ca, cb, acc);
+		ca = na;
+		cb = nb;
+	}
+	ir_replace_uses(f, dot->res[0], acc);
+	ir_remove(dot);
+	ir_remove(la);
+	ir_remove(lb);
 }
 
 static void pipeline_loop(Func *f, Op *loop)
@@ -405,6 +515,7 @@ static void pipeline_loop(Func *f, Op *loop)
 	if (!mark_slices(&p))
 		return;
 	rewrite(&p, f->num_stages);
+	prefetch_slices(&p, f->num_stages);
 }
 
 typedef struct Loops {

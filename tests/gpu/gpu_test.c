@@ -22,6 +22,7 @@
  * compute-sanitizer --tool memcheck build-bundle/bundle/gpu_test --no-large.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -828,10 +829,50 @@ static double seconds(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Microseconds of host time per tilec_launch while the GPU is busy elsewhere. */
-static double host_launch_cost(tilec_kernel *k, const tilec_arg *small, Case *c)
+/*
+ * The driver's own floor: microseconds per bare cuLaunchKernel of the same
+ * vector_add (PTX from tilec_compile_ptx, loaded by hand) on the current
+ * context, timed like host_launch_cost.  Negative if it cannot be measured.
+ */
+static double driver_launch_cost(const unsigned long long *bufs, int n, int launches)
 {
-	enum { BIG = 1 << 26, LAUNCHES = 500 };
+	typedef int (*LoadData)(void **, const void *);
+	typedef int (*GetFunction)(void **, void *, const char *);
+	typedef int (*Launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+	                      void **, void **);
+	typedef int (*Unload)(void *);
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+	char *ptx = NULL, *src = read_example("vector_add.tile");
+	double us = -1;
+	if (!lib || !src || tilec_compile_ptx(src, "vector_add", NULL, &ptx, NULL) != TILEC_OK)
+		goto out;
+	LoadData load = (LoadData)dlsym(lib, "cuModuleLoadData");
+	GetFunction get = (GetFunction)dlsym(lib, "cuModuleGetFunction");
+	Launch launch = (Launch)dlsym(lib, "cuLaunchKernel");
+	Unload unload = (Unload)dlsym(lib, "cuModuleUnload");
+	void *mod = NULL, *fn = NULL;
+	if (!load || !get || !launch || !unload || load(&mod, ptx) || get(&fn, mod, "vector_add"))
+		goto out;
+	void *params[] = {(void *)&bufs[0], (void *)&bufs[1], (void *)&bufs[2], &n};
+	double t0 = seconds();
+	for (int i = 0; i < launches; i++)
+		if (launch(fn, 1, 1, 1, 128, 1, 1, 0, NULL, params, NULL))
+			goto out;
+	us = (seconds() - t0) * 1e6 / launches;
+	tilec_synchronize(ctx);
+	unload(mod);
+out:
+	tilec_free_string(ptx);
+	free(src);
+	if (lib)
+		dlclose(lib);
+	return us;
+}
+
+/* Microseconds of host time per tilec_launch while the GPU is busy elsewhere. */
+static double host_launch_cost(tilec_kernel *k, const tilec_arg *small, Case *c, double *driver_us)
+{
+	enum { BIG = 1 << 26, LAUNCHES = 200 };
 	unsigned long long big = 0;
 	double us = -1;
 	if (tilec_malloc(ctx, 3ull * 4 * BIG, &big) != TILEC_OK) {
@@ -849,6 +890,12 @@ static double host_launch_cost(tilec_kernel *k, const tilec_arg *small, Case *c)
 	us = (seconds() - t0) * 1e6 / LAUNCHES;
 	if (tilec_synchronize(ctx) != TILEC_OK)
 		fail(c, "%s", tilec_context_error(ctx));
+	/* the same again for the bare driver call, behind the same queue of work */
+	for (int i = 0; i < 16 && !c->failed; i++)
+		if (tilec_launch(k, BIG / 1024, 1, 1, NULL, args, 4) != TILEC_OK)
+			fail(c, "%s", tilec_context_error(ctx));
+	unsigned long long sb[3] = {small[0].v.ptr, small[1].v.ptr, small[2].v.ptr};
+	*driver_us = driver_launch_cost(sb, small[3].v.i32, LAUNCHES);
 	tilec_free(ctx, big);
 	return us;
 }
@@ -881,7 +928,7 @@ static void case_launch_overhead(void)
 		fail(&c, "%s", tilec_context_error(ctx));
 		goto out;
 	}
-	double host_us = host_launch_cost(k, args, &c);
+	double driver_us = -1, host_us = host_launch_cost(k, args, &c, &driver_us);
 	double t0 = seconds(), t1 = 0;
 	for (int i = 0; i < LAUNCHES && !c.failed; i++)
 		if (tilec_launch(k, 1, 1, 1, NULL, args, 4) != TILEC_OK)
@@ -891,9 +938,9 @@ static void case_launch_overhead(void)
 		fail(&c, "%s", tilec_context_error(ctx));
 	double t2 = seconds();
 	if (!c.failed)
-		printf("launch overhead: %.2f us per launch on the host (GPU busy); back to back %.2f us per launch "
-		       "enqueued, %.2f us until done (%d launches of vector_add n=%d, C API)\n",
-		       host_us, (t1 - t0) * 1e6 / LAUNCHES, (t2 - t0) * 1e6 / LAUNCHES, LAUNCHES, N);
+		printf("launch overhead: %.2f us per launch on the host (GPU busy; a bare cuLaunchKernel: %.2f us); "
+		       "back to back %.2f us per launch enqueued, %.2f us until done (%d launches of vector_add n=%d, "
+		       "C API)\n", host_us, driver_us, (t1 - t0) * 1e6 / LAUNCHES, (t2 - t0) * 1e6 / LAUNCHES, LAUNCHES, N);
 out:
 	finish(&c, false);
 	tilec_free(ctx, buf);
