@@ -6,7 +6,8 @@
 
 Three parts, in this order, then a table printed last:
   1. compile time: tilec's cold compile (source -> PTX -> loaded module; the
-     source gets a unique trailing comment so the context's cache misses) and
+     source gets a unique trailing comment so the context's cache misses, and
+     CUDA_CACHE_DISABLE=1 keeps the driver from reusing an earlier PTX compile) and
      Triton's cold first call (TRITON_CACHE_DIR is a fresh temporary folder set
      before Triton is imported), each timed with a host clock around the
      compile and the first launch, synchronised.  Each side is primed first
@@ -508,6 +509,9 @@ class Gpu:
 
     def __init__(self, args):
         os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-triton-cache-")
+        # tilec's modules are PTX that the driver compiles at load; its on-disk
+        # cache of those compiles would make a "cold" load warm
+        os.environ["CUDA_CACHE_DISABLE"] = "1"
         import torch
         import triton
         sys.path.insert(0, HERE)
