@@ -275,6 +275,18 @@ static void count_uses(Func *f, Op *op, void *ctx)
 	adopt_blocks(op);
 }
 
+bool ir_has_side_effect(Block *b)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		if (op_has(op->code, F_SIDE))
+			return true;
+		for (int i = 0; i < op->nblocks; i++)
+			if (op->blocks[i] && ir_has_side_effect(op->blocks[i]))
+				return true;
+	}
+	return false;
+}
+
 void ir_fill_uses(Func *f)
 {
 	for (int v = 0; v < f->nvals; v++)

@@ -186,6 +186,8 @@ ValId b_const_float(Builder *b, ElemKind e, double v);
 typedef void (*OpFn)(Func *f, Op *op, void *ctx);
 void ir_walk(Func *f, OpFn fn, void *ctx);
 void ir_fill_uses(Func *f);
+/* A store, atomic or other F_SIDE op anywhere in b, nested blocks included. */
+bool ir_has_side_effect(Block *b);
 
 /* ---- text form, verifier ---- */
 void ir_print(StrBuf *out, Func *f);

@@ -14,17 +14,6 @@
 #include "ir.h"
 #include "compile.h"
 
-static bool has_side_effect(Block *b)
-{
-	for (Op *op = b->first; op; op = op->next) {
-		if (op_has(op->code, F_SIDE))
-			return true;
-		for (int i = 0; i < op->nblocks; i++)
-			if (op->blocks[i] && has_side_effect(op->blocks[i]))
-				return true;
-	}
-	return false;
-}
 
 static bool results_unused(Func *f, Op *op)
 {
@@ -40,7 +29,7 @@ static bool removable(Func *f, Op *op)
 		return false;
 	if (op_has(op->code, F_REGION)) {
 		for (int i = 0; i < op->nblocks; i++)
-			if (op->blocks[i] && has_side_effect(op->blocks[i]))
+			if (op->blocks[i] && ir_has_side_effect(op->blocks[i]))
 				return false;
 		return true;
 	}

@@ -290,19 +290,6 @@ static void prefetch_load(Func *f, Loop *l, Op *ld, const Slice *s)
 	y->opnds[y->nopnds - 1] = load_next(f, l, ld, s);
 }
 
-/* A store or atomic anywhere in b: a load moved across it might read another value. */
-static bool writes_memory(Block *b)
-{
-	for (Op *op = b->first; op; op = op->next) {
-		if (op_has(op->code, F_SIDE))
-			return true;
-		for (int i = 0; i < op->nblocks; i++)
-			if (op->blocks[i] && writes_memory(op->blocks[i]))
-				return true;
-	}
-	return false;
-}
-
 /*
  * Loads made by this pass (ids from `fresh` on) are not prefetched again by
  * an outer loop.  A loop that writes memory is left alone: without alias
@@ -314,7 +301,7 @@ static void prefetch_loop(Func *f, Op *loop, ValId fresh)
 	Block *body = loop->blocks[0];
 	Loop l = {loop, 0, 0, 0};
 	int n = 0, done = 0;
-	if (writes_memory(body))
+	if (ir_has_side_effect(body)) /* a load moved across a store might read another value */
 		return;
 	for (Op *op = body->first; op; op = op->next)
 		n += op->code == OP_LOAD;
