@@ -221,6 +221,10 @@ bool layout_mma_ok(Func *f, const Op *dot);          /* f16/bf16 in, f32 acc, sh
 Layout layout_mma_acc(int M, int N, int num_warps);
 Layout layout_mma_a(const Layout *c, int K);
 Layout layout_mma_b(const Layout *c, int K);
+/* TF32 dot (mma.sync.m16n8k8, f32 in with allow_tf32): same accumulator, operands of it */
+bool layout_mma_tf32(Func *f, const Op *dot);
+Layout layout_mma_a_tf32(const Layout *c, int K);
+Layout layout_mma_b_tf32(const Layout *c, int K);
 bool layout_is_mma_acc(const Layout *l, int num_warps);
 
 #endif

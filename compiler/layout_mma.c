@@ -124,6 +124,73 @@ Layout layout_mma_b(const Layout *c, int K)
 	return b;
 }
 
+/*
+ * TF32 operands of m16n8k8 (PTX ISA "Matrix Fragments for mma.m16n8k8",
+ * .tf32), one 32-bit element per register:
+ *
+ *     A 16x8:  a[i]  row g + 8 (i & 1)   k t + 4 (i>>1)   reg (r8, k4)  lane (k1, k2, r1, r2, r4)
+ *     B 8x8:   b[i]  k t + 4 i           col g            reg (k4)      lane (k1, k2, n1, n2, n4)
+ *
+ * with K repeats of 8 next, then C's row (A) or column (B) repeats.
+ */
+Layout layout_mma_a_tf32(const Layout *c, int K)
+{
+	Layout a = blank(c->shape[0], K, 1 << c->nwarp);
+	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)c->shape[1]);
+	push(&a, 8u << kb);
+	push(&a, 4);
+	for (int k = 8; k < K; k *= 2)
+		push(&a, (uint32_t)k);
+	for (int i = 2; i < c->nreg; i++)
+		if (c->reg[i] >> nb)
+			push(&a, (c->reg[i] >> nb) << kb);
+	uint32_t lane[5] = {1, 2, 1u << kb, 2u << kb, 4u << kb};
+	memcpy(a.lane, lane, sizeof lane);
+	for (int i = 0; i < c->nwarp; i++)
+		a.warp[i] = (c->warp[i] >> nb) << kb;
+	return a;
+}
+
+Layout layout_mma_b_tf32(const Layout *c, int K)
+{
+	int32_t N = c->shape[1];
+	Layout b = blank(K, N, 1 << c->nwarp);
+	int nb = ilog2((uint64_t)N);
+	uint32_t nmask = (uint32_t)N - 1;
+	push(&b, 4u << nb);
+	for (int k = 8; k < K; k *= 2)
+		push(&b, (uint32_t)k << nb);
+	for (int i = 2; i < c->nreg; i++)
+		if (c->reg[i] & nmask)
+			push(&b, c->reg[i] & nmask);
+	uint32_t lane[5] = {1u << nb, 2u << nb, 1, 2, 4};
+	memcpy(b.lane, lane, sizeof lane);
+	for (int i = 0; i < c->nwarp; i++)
+		b.warp[i] = c->warp[i] & nmask;
+	return b;
+}
+
+/* Register bits of C (2 + M, N repeats), A (2 + K, M repeats), B (1 + K, N repeats) fit. */
+static bool regs_fit(Func *f, int M, int N, int K, int kfrag, int abits, int bbits)
+{
+	int wm, wn;
+	split_warps(M, N, f->num_warps, &wm, &wn);
+	int mr = ilog2((uint64_t)(M / 16 / wm)), nr = ilog2((uint64_t)(N / 8 / wn)), kr = ilog2((uint64_t)(K / kfrag));
+	return 2 + mr + nr <= LAYOUT_MAX_REG && abits + kr + mr <= LAYOUT_MAX_REG && bbits + kr + nr <= LAYOUT_MAX_REG;
+}
+
+/* A f32 dot with allow_tf32 whose M, N, K are multiples of (16, 8, 8) runs as m16n8k8.tf32. */
+bool layout_mma_tf32(Func *f, const Op *dot)
+{
+	Type a = vtype(f, dot->opnds[0]), b = vtype(f, dot->opnds[1]), c = vtype(f, dot->res[0]);
+	if (!dot->iattr[0] || a.elem != TY_F32 || b.elem != TY_F32 || c.elem != TY_F32)
+		return false;
+	int M = c.shape[0], N = c.shape[1], K = a.shape[1];
+	if (M % 16 || N % 8 || K % 8)
+		return false;
+	return regs_fit(f, M, N, K, 8, 2, 1);
+}
+
 static bool is_half(ElemKind e)
 {
 	return e == TY_F16 || e == TY_BF16;
@@ -143,11 +210,7 @@ bool layout_mma_ok(Func *f, const Op *dot)
 	int M = c.shape[0], N = c.shape[1], K = a.shape[1];
 	if (M % 16 || N % 8 || K % 16)
 		return false;
-	/* register bits: C 2 + reps, A 3 + K reps + M reps, B 2 + K reps + N reps */
-	int wm, wn;
-	split_warps(M, N, f->num_warps, &wm, &wn);
-	int mr = ilog2((uint64_t)(M / 16 / wm)), nr = ilog2((uint64_t)(N / 8 / wn)), kr = ilog2((uint64_t)(K / 16));
-	return 2 + mr + nr <= LAYOUT_MAX_REG && 3 + kr + mr <= LAYOUT_MAX_REG && 2 + kr + nr <= LAYOUT_MAX_REG;
+	return regs_fit(f, M, N, K, 16, 3, 2);
 }
 
 bool layout_is_mma_acc(const Layout *l, int num_warps)

@@ -9,6 +9,8 @@
  *
  *     cp.async.cg.shared.global [slot + swizzle(flat)], [ptr], 16, mask ? 16 : 0;
  *
+ * (inline asm on the 32-bit shared address: LLVM 19 selects no cp.async
+ * intrinsic once shared pointers are 32-bit, see cg_main.c).
  * A source size of 0 reads nothing and fills the chunk with zeros, which
  * is how masked-off elements become 0.  The swizzle moves whole 16-byte
  * chunks, so a run stays contiguous in shared memory.  async_wait is
@@ -62,7 +64,7 @@ static void async_copy(Cg *c, Op *op)
 	Type t = vtype(c->f, ring);
 	int eb = elem_bytes(t.elem), v = copy_width(c, l, ptr, mask, eb), bytes = v * eb;
 	int rowbits = ilog2((uint64_t)t.shape[1]);
-	NvName id = bytes == 16 ? NV_CP_ASYNC_CG_16 : bytes == 8 ? NV_CP_ASYNC_CA_8 : NV_CP_ASYNC_CA_4;
+	NvName id = bytes == 16 ? NV_ASM_CP_ASYNC_CG_16 : bytes == 8 ? NV_ASM_CP_ASYNC_CA_8 : NV_ASM_CP_ASYNC_CA_4;
 	LLVMValueRef base = LLVMBuildMul(c->b, c->regs[op->opnds[1]][0], cg_i32c(c, slot_bytes(c, ring)), "");
 	LLVMValueRef ti = cg_thread_index(c, l);
 	uint32_t zm = cg_zeromask(l->reg, l->nreg);
@@ -72,8 +74,9 @@ static void async_copy(Cg *c, Op *op)
 		LLVMValueRef flat = LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(l, r)), "");
 		LLVMValueRef off = LLVMBuildAdd(c->b, base, cg_swizzle(c, flat, rowbits), "");
 		LLVMValueRef size = LLVMBuildSelect(c->b, c->regs[mask][r], cg_i32c(c, bytes), cg_i32c(c, 0), "");
-		LLVMValueRef args[3] = {cg_smem_ptr(c, rop->smem_offset, off), c->regs[ptr][r], size};
-		cg_nv(c, id, LLVMVoidTypeInContext(c->ctx), args, 3);
+		LLVMValueRef dst = LLVMBuildPtrToInt(c->b, cg_smem_ptr(c, rop->smem_offset, off), c->i32, "");
+		LLVMValueRef args[3] = {dst, c->regs[ptr][r], size};
+		cg_asm(c, nv_names[id], "r,l,r,~{memory}", LLVMVoidTypeInContext(c->ctx), args, 3, true);
 	}
 }
 

@@ -55,8 +55,14 @@ bool cg_is_mma(Cg *c, Op *op)
 {
 	const Layout *lc = cg_layout(c, op->res[0]);
 	int K = vtype(c->f, op->opnds[0]).shape[1];
-	return layout_is_mma_acc(lc, c->f->num_warps) && is_a_of(cg_layout(c, op->opnds[0]), lc, K) &&
-	       is_b_of(cg_layout(c, op->opnds[1]), lc, K);
+	if (!layout_is_mma_acc(lc, c->f->num_warps))
+		return false;
+	const Layout *la = cg_layout(c, op->opnds[0]), *lb = cg_layout(c, op->opnds[1]);
+	if (vtype(c->f, op->opnds[0]).elem == TY_F32) {
+		Layout ma = layout_mma_a_tf32(lc, K), mb = layout_mma_b_tf32(lc, K);
+		return layout_eq(la, &ma) && layout_eq(lb, &mb);
+	}
+	return is_a_of(la, lc, K) && is_b_of(lb, lc, K);
 }
 
 static Frag frag_of(Cg *c, ValId v)
@@ -391,8 +397,84 @@ static void mma(Cg *c, ElemKind e, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRe
 		d[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
 }
 
+/* ---- TF32: m16n8k8 on f32 operands ---- */
+
+/* A pending operand convert done now (generic row-major round trip): v in registers. */
+static void materialise(Cg *c, ValId v)
+{
+	Op *p = c->pending[v];
+	if (!p)
+		return;
+	cg_barrier(c);
+	cg_convert_write(c, v, p->smem_offset);
+	cg_barrier(c);
+	cg_convert_read(c, v, p->smem_offset);
+}
+
+/* v's registers rounded to tf32, indexed by the flat index of their element (register part). */
+static LLVMValueRef *tf32_regs(Cg *c, ValId v)
+{
+	const Layout *l = cg_layout(c, v);
+	LLVMValueRef *m = NEWN(c->f->arena, LLVMValueRef, (int64_t)l->shape[0] * l->shape[1]);
+	for (uint32_t r = 0; r < 1u << l->nreg; r++) {
+		LLVMValueRef x = c->regs[v][r];
+		m[cg_reg_index(l, r)] = cg_asm(c, nv_names[NV_ASM_CVT_TF32], "=r,f", c->i32, &x, 1, false);
+	}
+	return m;
+}
+
+static void mma_tf32_step(Cg *c, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *d)
+{
+	LLVMValueRef args[10];
+	for (int i = 0; i < 4; i++)
+		args[i] = a[i];
+	for (int i = 0; i < 2; i++)
+		args[4 + i] = b[i];
+	for (int i = 0; i < 4; i++)
+		args[6 + i] = d[i];
+	LLVMTypeRef f4[4] = {c->f32, c->f32, c->f32, c->f32};
+	LLVMValueRef r = cg_asm(c, nv_names[NV_ASM_MMA_TF32], "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
+	                        LLVMStructTypeInContext(c->ctx, f4, 4, 0), args, 10, false);
+	for (int i = 0; i < 4; i++)
+		d[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
+}
+
+/*
+ * The operands come to registers in their m16n8k8 layouts through the
+ * generic convert (plain ld.shared of each element) and are rounded to
+ * tf32 once (cvt.rna); each accumulator fragment at (row, col) then takes
+ * A's elements (row + 8 (i & 1), k0 + 4 (i >> 1)) and B's (k0 + 4 i, col).
+ */
+static void mma_tf32(Cg *c, Op *op)
+{
+	ValId a = op->opnds[0], b = op->opnds[1], acc = op->opnds[2], res = op->res[0];
+	const Layout *lc = cg_layout(c, res);
+	int K = vtype(c->f, a).shape[1], kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)lc->shape[1]);
+	materialise(c, a);
+	materialise(c, b);
+	LLVMValueRef *ta = tf32_regs(c, a), *tb = tf32_regs(c, b);
+	LLVMValueRef *out = cg_new_regs(c, res);
+	for (uint32_t r = 0; r < 1u << lc->nreg; r++)
+		out[r] = c->regs[acc][r];
+	for (uint32_t k0 = 0; k0 < (uint32_t)K; k0 += 8) {
+		for (uint32_t r = 0; r < 1u << lc->nreg; r += 4) {
+			uint32_t o = cg_reg_index(lc, r), row = o >> nb, col = o & ((1u << nb) - 1);
+			LLVMValueRef fa[4], fb[2];
+			for (uint32_t i = 0; i < 4; i++)
+				fa[i] = ta[(row + 8 * (i & 1)) << kb | (k0 + 4 * (i >> 1))];
+			for (uint32_t i = 0; i < 2; i++)
+				fb[i] = tb[(k0 + 4 * i) << nb | col];
+			mma_tf32_step(c, fa, fb, out + r);
+		}
+	}
+}
+
 void cg_mma(Cg *c, Op *op)
 {
+	if (vtype(c->f, op->opnds[0]).elem == TY_F32) {
+		mma_tf32(c, op);
+		return;
+	}
 	ValId acc = op->opnds[2], res = op->res[0];
 	const Layout *lc = cg_layout(c, res);
 	ElemKind e = vtype(c->f, op->opnds[0]).elem;

@@ -8,7 +8,8 @@
  * element along the last dim; a dot computes its accumulator in the blocked
  * default and reads its operands in dot_a/dot_b of it, or, for f16/bf16
  * inputs that fit mma.sync (layout_mma_ok), in the tensor-core layouts
- * layout_mma_acc / layout_mma_a / layout_mma_b.  The rest follows
+ * layout_mma_acc / layout_mma_a / layout_mma_b (f32 inputs with allow_tf32:
+ * layout_mma_tf32, layout_mma_a_tf32 / layout_mma_b_tf32).  The rest follows
  * from three sweeps, in the spirit of Triton's Coalesce and
  * RemoveLayoutConversions but done as dataflow instead of rewriting:
  *
@@ -93,7 +94,7 @@ static int anchor(LayoutPass *p, Op *op)
 	}
 	if (op->code == OP_DOT) {
 		Type t = vtype(f, op->res[0]);
-		if (layout_mma_ok(f, op)) {
+		if (layout_mma_ok(f, op) || layout_mma_tf32(f, op)) {
 			Layout l = layout_mma_acc(t.shape[0], t.shape[1], f->num_warps);
 			return layout_add(f, &l);
 		}
@@ -120,6 +121,10 @@ static int dot_operand(LayoutPass *p, Op *op, int i, int R)
 		return R;
 	if (layout_mma_ok(f, op)) {
 		Layout l = i == 0 ? layout_mma_a(&c, K) : layout_mma_b(&c, K);
+		return layout_add(f, &l);
+	}
+	if (layout_mma_tf32(f, op)) {
+		Layout l = i == 0 ? layout_mma_a_tf32(&c, K) : layout_mma_b_tf32(&c, K);
 		return layout_add(f, &l);
 	}
 	if (ilog2((uint64_t)K) + c.nreg > LAYOUT_MAX_REG)

@@ -16,7 +16,9 @@
  * matmul.  The swizzled shared tile is written from a blocked layout, read
  * with the simulated ldmatrix at cg_mma.c's lane addresses and compared
  * with the registers, and each 8-lane phase is checked free of bank
- * conflicts.
+ * conflicts.  The TF32 operand layouts (mma.m16n8k8 .tf32: A a[i] row
+ * g + 8 (i & 1), col t + 4 (i >> 1); B b[i] row t + 4 i, col g) are run
+ * the same way, with cg_mma.c's mma_tf32 walk.
  */
 #include "compile.h"
 
@@ -166,6 +168,95 @@ static bool run_product(int M, int N, int K, int nw)
 	return ok;
 }
 
+/* ---- TF32: m16n8k8 on the layouts of layout_mma_a_tf32 / _b_tf32 ---- */
+
+/* PTX ISA, mma.m16n8k8 .tf32: A a[i] row g + 8 (i & 1), col t + 4 (i >> 1); B b[i] row t + 4 i, col g. */
+static void mma_sync_tf32(int32_t a[32][4], int32_t b[32][2], int32_t d[32][4])
+{
+	int32_t A[16][8], B[8][8], C[16][8];
+	for (int l = 0; l < 32; l++) {
+		int g = l / 4, t = l % 4;
+		for (int i = 0; i < 4; i++)
+			A[g + 8 * (i & 1)][t + 4 * (i >> 1)] = a[l][i];
+		for (int i = 0; i < 2; i++)
+			B[t + 4 * i][g] = b[l][i];
+		for (int i = 0; i < 4; i++)
+			C[g + 8 * (i >> 1 & 1)][2 * t + (i & 1)] = d[l][i];
+	}
+	for (int l = 0; l < 32; l++) {
+		int g = l / 4, t = l % 4;
+		for (int i = 0; i < 4; i++) {
+			int row = g + 8 * (i >> 1 & 1), col = 2 * t + (i & 1);
+			int32_t s = C[row][col];
+			for (int k = 0; k < 8; k++)
+				s += A[row][k] * B[k][col];
+			d[l][i] = s;
+		}
+	}
+}
+
+/* cg_mma.c's mma_tf32 walk: element (row + 8 (i & 1), k0 + 4 (i >> 1)) of A, (k0 + 4 i, col) of B. */
+static bool run_product_tf32(int M, int N, int K, int nw)
+{
+	Layout lc = layout_mma_acc(M, N, nw), la = layout_mma_a_tf32(&lc, K), lb = layout_mma_b_tf32(&lc, K);
+	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)N);
+	int32_t *Am = malloc(sizeof(int32_t) * (size_t)(M * K)), *Bm = malloc(sizeof(int32_t) * (size_t)(K * N));
+	for (int i = 0; i < M * K; i++)
+		Am[i] = rand() % 7 - 3;
+	for (int i = 0; i < K * N; i++)
+		Bm[i] = rand() % 7 - 3;
+	int32_t *a_of = reg_table(&la), *b_of = reg_table(&lb);
+	int na = 1 << la.nreg, nbr = 1 << lb.nreg, nc = 1 << lc.nreg;
+	int32_t *ra = malloc(sizeof(int32_t) * 32 * (size_t)na), *rb = malloc(sizeof(int32_t) * 32 * (size_t)nbr);
+	int32_t *rc = calloc(32 * (size_t)nc, sizeof(int32_t));
+	bool ok = true;
+	for (uint32_t w = 0; w < (uint32_t)nw; w++) {
+		for (uint32_t l = 0; l < 32; l++) {
+			for (int r = 0; r < na; r++)
+				ra[l * na + r] = Am[layout_apply(&la, (uint32_t)r, l, w)];
+			for (int r = 0; r < nbr; r++)
+				rb[l * nbr + r] = Bm[layout_apply(&lb, (uint32_t)r, l, w)];
+			memset(rc + l * nc, 0, sizeof(int32_t) * (size_t)nc);
+		}
+		for (uint32_t k0 = 0; k0 < (uint32_t)K; k0 += 8)
+			for (uint32_t r = 0; r < (uint32_t)nc; r += 4) {
+				uint32_t o = reg_index(&lc, r), row = o >> nb, col = o & ((1u << nb) - 1);
+				int32_t a[32][4], b[32][2], d[32][4];
+				for (int l = 0; l < 32; l++) {
+					for (uint32_t i = 0; i < 4; i++)
+						a[l][i] = ra[l * na + a_of[(row + 8 * (i & 1)) << kb | (k0 + 4 * (i >> 1))]];
+					for (uint32_t i = 0; i < 2; i++)
+						b[l][i] = rb[l * nbr + b_of[(k0 + 4 * i) << nb | col]];
+					for (int i = 0; i < 4; i++)
+						d[l][i] = rc[l * nc + (int)r + i];
+				}
+				mma_sync_tf32(a, b, d);
+				for (int l = 0; l < 32; l++)
+					for (int i = 0; i < 4; i++)
+						rc[l * nc + (int)r + i] = d[l][i];
+			}
+		for (uint32_t l = 0; l < 32; l++)
+			for (int r = 0; r < nc; r++) {
+				uint32_t x = layout_apply(&lc, (uint32_t)r, l, w);
+				int m = (int)(x >> nb), n = (int)(x & ((1u << nb) - 1));
+				int32_t s = 0;
+				for (int k = 0; k < K; k++)
+					s += Am[m * K + k] * Bm[k * N + n];
+				ok &= rc[l * nc + r] == s;
+			}
+	}
+	free(Am), free(Bm), free(a_of), free(b_of), free(ra), free(rb), free(rc);
+	return ok;
+}
+
+static void test_config_tf32(int M, int N, int K, int nw)
+{
+	Layout lc = layout_mma_acc(M, N, nw), la = layout_mma_a_tf32(&lc, K), lb = layout_mma_b_tf32(&lc, K);
+	check(covers_once(&la), "tf32 A covers once", M, N, K, nw);
+	check(covers_once(&lb), "tf32 B covers once", M, N, K, nw);
+	check(run_product_tf32(M, N, K, nw), "simulated tf32 mma product", M, N, K, nw);
+}
+
 /* ---- shared memory: cg_mma.c's swizzle and ldmatrix addressing ---- */
 
 static uint32_t swizzle(uint32_t flat, int rowbits)
@@ -299,6 +390,11 @@ int main(void)
 	};
 	for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++)
 		test_config(cfg[i][0], cfg[i][1], cfg[i][2], cfg[i][3]);
+	static const int cfg32[][4] = {
+		{64, 64, 16, 4}, {16, 8, 8, 1}, {128, 64, 32, 8}, {32, 64, 8, 4}, {128, 128, 16, 8}, {16, 16, 8, 8},
+	};
+	for (size_t i = 0; i < sizeof cfg32 / sizeof cfg32[0]; i++)
+		test_config_tf32(cfg32[i][0], cfg32[i][1], cfg32[i][2], cfg32[i][3]);
 	test_warps();
 	printf("mma_layout_test: %d checks, %d failed\n", nchecks, nfail);
 	return nfail != 0;
