@@ -104,4 +104,5 @@ def main():
         print("triton ptx:", os.path.basename(f))
 
 
-main()
+if __name__ == "__main__":
+    main()

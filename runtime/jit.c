@@ -309,6 +309,16 @@ static bool lineinfo_wanted(void)
 }
 
 /*
+ * The driver's PTX optimisation level at module load (0-4; its default is 4)
+ * from TILEC_JIT_OPT, or 5 for "not set": the default.
+ */
+static unsigned jit_opt_level(void)
+{
+	const char *e = getenv("TILEC_JIT_OPT");
+	return e && e[0] >= '0' && e[0] <= '4' && !e[1] ? (unsigned)(e[0] - '0') : 5;
+}
+
+/*
  * Run the compiler to PTX and fill v (ptx, entry, signature, timings).
  * On a user error, the diagnostics are returned in *log (malloc'ed).
  */
@@ -350,13 +360,16 @@ static tilec_status load_variant(tilec_context *ctx, Variant *v)
 {
 	char elog[16384] = "", ilog[4096] = "";
 	CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-	                       CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-	void *vals[] = {elog, (void *)(uintptr_t)sizeof elog, ilog, (void *)(uintptr_t)sizeof ilog};
+	                       CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_OPTIMIZATION_LEVEL};
+	void *vals[] = {elog, (void *)(uintptr_t)sizeof elog, ilog, (void *)(uintptr_t)sizeof ilog, NULL};
+	unsigned nopts = 4, level = jit_opt_level();
+	if (level <= 4)
+		vals[nopts++] = (void *)(uintptr_t)level;
 	double t0 = now_seconds();
 	CUresult r = rt_cu.CtxSetCurrent(ctx->cu);
 	if (r != CUDA_SUCCESS)
 		return cuda_err(ctx, "cuCtxSetCurrent", r);
-	r = rt_cu.ModuleLoadDataEx(&v->mod, v->ptx, 4, opts, vals);
+	r = rt_cu.ModuleLoadDataEx(&v->mod, v->ptx, nopts, opts, vals);
 	if (r != CUDA_SUCCESS) {
 		char msg[512];
 		v->mod = NULL;
