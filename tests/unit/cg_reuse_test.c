@@ -16,17 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int nchecks, nfail;
+#include "../util/check.h"
 
-#define CHECK(c) check((c), #c, __LINE__)
-static void check(bool ok, const char *what, int line)
-{
-	nchecks++;
-	if (!ok) {
-		nfail++;
-		fprintf(stderr, "cg_reuse_test.c:%d: check failed: %s\n", line, what);
-	}
-}
 
 static const char softmax[] =
 	"kernel softmax(out: *f32, inp: *f32, stride: i32, n: i32, BLOCK: const i32 = 1024) {\n"
@@ -114,6 +105,5 @@ int main(void)
 		test_threads();
 	free(ref90);
 	free(ref80);
-	printf("cg_reuse_test: %d checks, %d failed\n", nchecks, nfail);
-	return nfail != 0;
+	return check_summary("cg_reuse_test");
 }

@@ -15,17 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int nchecks, nfail;
+#include "../util/check.h"
 
-#define CHECK(c) check((c), #c, __LINE__)
-static void check(bool ok, const char *what, int line)
-{
-	nchecks++;
-	if (!ok) {
-		nfail++;
-		fprintf(stderr, "cg_test.c:%d: check failed: %s\n", line, what);
-	}
-}
 
 static int count(const char *s, const char *needle)
 {
@@ -224,6 +215,5 @@ int main(void)
 	test_unknown_arch();
 	test_threads();
 	test_dot_staging();
-	printf("cg_test: %d checks, %d failed\n", nchecks, nfail);
-	return nfail ? 1 : 0;
+	return check_summary("cg_test");
 }
