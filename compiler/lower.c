@@ -273,12 +273,50 @@ static ElemKind promote(Type ta, bool wa, Type tb, bool wb)
 	return elem_bits(a) >= elem_bits(b) ? a : b;
 }
 
+static int64_t wrap(ElemKind e, int64_t v)
+{
+	switch (e) {
+	case TY_I1: return v & 1;
+	case TY_I8: return (int8_t)v;
+	case TY_I16: return (int16_t)v;
+	case TY_I32: return (int32_t)v;
+	default: return v;
+	}
+}
+
+/* The largest finite value of a float type, plus half an ulp: beyond it a literal rounds to inf. */
+static double float_limit(ElemKind e)
+{
+	switch (e) {
+	case TY_F16: return 65520.0;
+	case TY_BF16: return 3.3961775292304e38;
+	case TY_F32: return 3.4028235677973366e38;
+	default: return INFINITY;
+	}
+}
+
+/* A weak literal takes the other operand's type only if it fits in it. */
+static void check_weak(L *l, Loc loc, Rv x, ElemKind e)
+{
+	int64_t i;
+	double fv;
+	Type t = ty(l, x.v);
+	if (!x.weak || t.rank != 0 || !const_of(l, x.v, &i, &fv) || e == TY_PTR)
+		return;
+	if (!elem_is_float(t.elem) && elem_is_int(e) && e != TY_I1 && wrap(e, i) != i)
+		error_at(l->d, loc, "integer literal %lld does not fit in %s", (long long)i, elem_name(e));
+	if (elem_is_float(t.elem) && elem_is_float(e) && isfinite(fv) && fabs(fv) >= float_limit(e))
+		error_at(l->d, loc, "float literal %g overflows %s", fv, elem_name(e));
+}
+
 /* Broadcast and promote a pair of operands; report at `loc` if shapes clash. */
 static void unify(L *l, Loc loc, Rv *x, Rv *y, ElemKind e)
 {
 	Type tx = ty(l, x->v), ty_ = ty(l, y->v), s;
 	if (!broadcast_shape(tx, ty_, &s))
 		error_at(l->d, loc, "shapes %s and %s do not broadcast", tstr(l, tx), tstr(l, ty_));
+	check_weak(l, loc, *x, e);
+	check_weak(l, loc, *y, e);
 	x->v = broadcast_to(l, cast_to(l, x->v, e), s);
 	y->v = broadcast_to(l, cast_to(l, y->v, e), s);
 }
@@ -314,17 +352,6 @@ static bool fold_int(int op, int64_t a, int64_t b, int64_t *r)
 	case TK_PIPE: *r = a | b; return true;
 	case TK_CARET: *r = a ^ b; return true;
 	default: return false;
-	}
-}
-
-static int64_t wrap(ElemKind e, int64_t v)
-{
-	switch (e) {
-	case TY_I1: return v & 1;
-	case TY_I8: return (int8_t)v;
-	case TY_I16: return (int16_t)v;
-	case TY_I32: return (int32_t)v;
-	default: return v;
 	}
 }
 
@@ -639,6 +666,10 @@ static Rv unary_math(L *l, Node *call, Opcode code)
 	if (code == OP_ABS ? (t.elem == TY_PTR || t.elem == TY_I1) : !elem_is_float(t.elem))
 		error_at(l->d, a.a[0]->loc, "'%s' needs a %s operand, got %s", call->name,
 			 code == OP_ABS ? "numeric" : "float", tstr(l, t));
+	if (t.elem == TY_F64 && (code == OP_EXP || code == OP_EXP2 || code == OP_LOG || code == OP_LOG2 ||
+				 !strcmp(call->name, "sigmoid")))
+		error_at(l->d, a.a[0]->loc, "'%s' of f64 is not supported (the GPU has no f64 %s); cast to f32",
+			 call->name, call->name);
 	return (Rv){emit(l, code, t, &x.v, 1), x.weak};
 }
 
@@ -679,6 +710,10 @@ static Rv where(L *l, Node *call)
 	} else {
 		e = promote(tx, x.weak, ty_, y.weak);
 	}
+	if (e != TY_PTR) {
+		check_weak(l, call->loc, x, e);
+		check_weak(l, call->loc, y, e);
+	}
 	if (!broadcast_shape(ty(l, c.v), tx, &s) || !broadcast_shape(s, ty_, &s))
 		error_at(l->d, call->loc, "shapes %s, %s and %s do not broadcast", tstr(l, ty(l, c.v)), tstr(l, tx),
 			 tstr(l, ty_));
@@ -718,6 +753,7 @@ static ValId value_arg(L *l, Node *call, Node *n, Type ptr)
 	if (!broadcast_shape(t, ptr, &s) || s.rank != ptr.rank || memcmp(s.shape, ptr.shape, sizeof(int32_t) * s.rank))
 		error_at(l->d, n->loc, "'%s' value of type %s does not broadcast to the pointer's shape %s", call->name,
 			 tstr(l, t), shape_str(l, ptr));
+	check_weak(l, n->loc, v, ptr.pointee);
 	return broadcast_to(l, cast_to(l, v.v, ptr.pointee), ptr);
 }
 
@@ -784,7 +820,7 @@ static Rv dot(L *l, Node *call)
 			 shape_str(l, tb));
 	if (ta.elem != tb.elem)
 		error_at(l->d, call->loc, "'dot' operand types differ: %s and %s", elem_name(ta.elem), elem_name(tb.elem));
-	if (ta.elem == TY_PTR || ta.elem == TY_I1 || ta.elem == TY_F64)
+	if (ta.elem == TY_PTR || ta.elem == TY_I1 || ta.elem == TY_F64 || ta.elem == TY_I64)
 		error_at(l->d, call->loc, "'dot' does not support %s operands", elem_name(ta.elem));
 	ElemKind acc_e = elem_is_float(ta.elem) ? TY_F32 : TY_I32;
 	int32_t shape[2] = {ta.shape[0], tb.shape[1]};
@@ -1046,8 +1082,10 @@ static ValId assign_value(L *l, Node *n, Binding *b, Rv v)
 	Type want = ty(l, b->v), got = ty(l, v.v);
 	if (type_eq(want, got))
 		return v.v;
-	if (got.rank == 0 && got.elem != TY_PTR && want.elem != TY_PTR && (v.weak || got.elem == want.elem))
+	if (got.rank == 0 && got.elem != TY_PTR && want.elem != TY_PTR && (v.weak || got.elem == want.elem)) {
+		check_weak(l, n->loc, v, want.elem);
 		return broadcast_to(l, cast_to(l, v.v, want.elem), want);
+	}
 	error_at(l->d, n->loc, "cannot assign %s to '%s' of type %s", tstr(l, got), b->name, tstr(l, want));
 }
 
@@ -1281,13 +1319,27 @@ typedef struct Bounds {
 	Op **bound;
 } Bounds;
 
+/* A value defined by a constant, or a splat of one. */
+static bool is_constant(Func *f, ValId v)
+{
+	Op *d = f->vals[v].def;
+	if (d && d->code == OP_SPLAT)
+		d = f->vals[d->opnds[0]].def;
+	return d && d->code == OP_CONST;
+}
+
+/* Only `offs < n` and `offs <= n` (or `n > offs`, `n >= offs`) with n not a constant bound offs. */
 static void note_bounds(Func *f, Op *op, void *ctx)
 {
 	Bounds *b = ctx;
-	if (op->code == OP_CMP && vtype(f, op->res[0]).rank > 0)
-		for (int i = 0; i < 2; i++)
-			if (!b->bound[op->opnds[i]])
-				b->bound[op->opnds[i]] = op;
+	if (op->code != OP_CMP || vtype(f, op->res[0]).rank == 0)
+		return;
+	int64_t p = op->iattr[0];
+	int side = p == CMP_LT || p == CMP_LE ? 0 : p == CMP_GT || p == CMP_GE ? 1 : -1;
+	if (side < 0 || is_constant(f, op->opnds[1 - side]))
+		return;
+	if (!b->bound[op->opnds[side]])
+		b->bound[op->opnds[side]] = op;
 }
 
 static void check_unmasked(Func *f, Op *op, void *ctx)

@@ -141,6 +141,10 @@ static int want(LayoutPass *p, Op *op, int i, int R)
 	ValId v = op->opnds[i];
 	if (!is_tensor(f, v))
 		return -1;
+	/* a load's or atomic's operands share its result's layout (one given in
+	 * IR text included); a store's follow the anchor */
+	if ((op->code == OP_LOAD || op->code == OP_ATOMIC_ADD) && R >= 0)
+		return R;
 	if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC_ADD)
 		return anchor(p, op);
 	if (R < 0)
