@@ -662,6 +662,22 @@ static void init_cg(Cg *c, Func *f, const Target *t)
 	c->f32 = LLVMFloatTypeInContext(c->ctx);
 }
 
+/*
+ * What the GPU cannot do yet, as errors before any LLVM state exists: the old
+ * value atomic_add returns reaches only the thread that did the add, so a
+ * kernel may use it only where no other thread holds the same element.
+ */
+static void check_supported(Func *f, Op *op, void *ctx)
+{
+	if (op->code != OP_ATOMIC_ADD || !op->nres || val(f, op->res[0])->nuses == 0)
+		return;
+	int li = val(f, op->res[0])->layout;
+	const Layout *l = li >= 0 ? &f->layouts[li] : NULL;
+	if (!l || cg_zeromask(l->lane, l->nlane) || cg_zeromask(l->warp, l->nwarp))
+		error_at(ctx, op->loc, "the value atomic_add returns is not available here on the GPU: the %s is "
+		         "held by several threads and only one adds; use atomic_add as a statement", l ? "tile" : "scalar");
+}
+
 int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char *file_name,
             StrBuf *out, Diag *d)
 {
@@ -670,6 +686,7 @@ int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char 
 		error_plain(d, "unknown --arch '%s'; supported: %s", arch, cg_target_list());
 	call_once(&init_once, init_llvm);
 	ir_fill_uses(f);
+	ir_walk(f, check_supported, d);
 	Cg *c = NEW(f->arena, Cg);
 	init_cg(c, f, t);
 	jmp_buf jb;
