@@ -110,6 +110,23 @@ static int32_t *reg_table(const Layout *l)
 	return t;
 }
 
+/* Warp w's accumulator registers rc (layout lc) hold Am @ Bm. */
+static bool acc_matches(const Layout *lc, uint32_t w, const int32_t *rc, int nc, int nb, const int32_t *Am,
+                        const int32_t *Bm, int N, int K)
+{
+	bool ok = true;
+	for (uint32_t l = 0; l < 32; l++)
+		for (int r = 0; r < nc; r++) {
+			uint32_t x = layout_apply(lc, (uint32_t)r, l, w);
+			int m = (int)(x >> nb), n = (int)(x & ((1u << nb) - 1));
+			int32_t s = 0;
+			for (int k = 0; k < K; k++)
+				s += Am[m * K + k] * Bm[k * N + n];
+			ok &= rc[l * nc + r] == s;
+		}
+	return ok;
+}
+
 static bool run_product(int M, int N, int K, int nw)
 {
 	Layout lc = layout_mma_acc(M, N, nw), la = layout_mma_a(&lc, K), lb = layout_mma_b(&lc, K);
@@ -154,15 +171,7 @@ static bool run_product(int M, int N, int K, int nw)
 					for (int i = 0; i < 4; i++)
 						rc[l * nc + (int)r + i] = d[l][i];
 			}
-		for (uint32_t l = 0; l < 32; l++)
-			for (int r = 0; r < nc; r++) {
-				uint32_t x = layout_apply(&lc, (uint32_t)r, l, w);
-				int m = (int)(x >> nb), n = (int)(x & ((1u << nb) - 1));
-				int32_t s = 0;
-				for (int k = 0; k < K; k++)
-					s += Am[m * K + k] * Bm[k * N + n];
-				ok &= rc[l * nc + r] == s;
-			}
+		ok &= acc_matches(&lc, w, rc, nc, nb, Am, Bm, N, K);
 	}
 	free(Am), free(Bm), free(a_of), free(b_of), free(ra), free(rb), free(rc);
 	return ok;
@@ -235,15 +244,7 @@ static bool run_product_tf32(int M, int N, int K, int nw)
 					for (int i = 0; i < 4; i++)
 						rc[l * nc + (int)r + i] = d[l][i];
 			}
-		for (uint32_t l = 0; l < 32; l++)
-			for (int r = 0; r < nc; r++) {
-				uint32_t x = layout_apply(&lc, (uint32_t)r, l, w);
-				int m = (int)(x >> nb), n = (int)(x & ((1u << nb) - 1));
-				int32_t s = 0;
-				for (int k = 0; k < K; k++)
-					s += Am[m * K + k] * Bm[k * N + n];
-				ok &= rc[l * nc + r] == s;
-			}
+		ok &= acc_matches(&lc, w, rc, nc, nb, Am, Bm, N, K);
 	}
 	free(Am), free(Bm), free(a_of), free(b_of), free(ra), free(rb), free(rc);
 	return ok;
