@@ -275,6 +275,29 @@ static void count_uses(Func *f, Op *op, void *ctx)
 	adopt_blocks(op);
 }
 
+typedef struct Collect {
+	Opcode code;
+	Op **ops;
+	int n, cap;
+} Collect;
+
+static void collect_op(Func *f, Op *op, void *ctx)
+{
+	Collect *c = ctx;
+	if (op->code != c->code)
+		return;
+	c->ops = arena_grow(f->arena, c->ops, &c->cap, c->n + 1, sizeof(Op *));
+	c->ops[c->n++] = op;
+}
+
+Op **ir_collect(Func *f, Opcode code, int *n)
+{
+	Collect c = {.code = code};
+	ir_walk(f, collect_op, &c);
+	*n = c.n;
+	return c.ops;
+}
+
 bool ir_has_side_effect(Block *b)
 {
 	for (Op *op = b->first; op; op = op->next) {

@@ -189,27 +189,10 @@ static void fuse_convert(Func *f, Op *cvt)
 		fuse_convert(f, z.leaf_cvt);
 }
 
-typedef struct OpList {
-	Op **ops;
-	int n, cap;
-	Arena *arena;
-} OpList;
-
-static void collect_converts(Func *f, Op *op, void *ctx)
-{
-	OpList *l = ctx;
-	(void)f;
-	if (op->code != OP_CONVERT_LAYOUT)
-		return;
-	if (l->n >= l->cap)
-		l->ops = arena_grow(l->arena, l->ops, &l->cap, l->n + 1, sizeof(Op *));
-	l->ops[l->n++] = op;
-}
-
 void pass_fuse(Func *f)
 {
-	OpList l = {.arena = f->arena};
-	ir_walk(f, collect_converts, &l);
-	for (int i = 0; i < l.n; i++)
-		fuse_convert(f, l.ops[i]);
+	int n;
+	Op **cvts = ir_collect(f, OP_CONVERT_LAYOUT, &n);
+	for (int i = 0; i < n; i++)
+		fuse_convert(f, cvts[i]);
 }

@@ -518,32 +518,15 @@ static void pipeline_loop(Func *f, Op *loop)
 	prefetch_slices(&p, f->num_stages);
 }
 
-typedef struct Loops {
-	Op **ops;
-	int n, cap;
-	Arena *arena;
-} Loops;
-
-static void collect_loop(Func *f, Op *op, void *ctx)
-{
-	Loops *l = ctx;
-	(void)f;
-	if (op->code != OP_FOR)
-		return;
-	if (l->n >= l->cap)
-		l->ops = arena_grow(l->arena, l->ops, &l->cap, l->n + 1, sizeof(Op *));
-	l->ops[l->n++] = op;
-}
-
 void pass_pipeline(Func *f)
 {
 	if (f->num_stages < 2)
 		return;
-	Loops l = {.arena = f->arena};
-	ir_walk(f, collect_loop, &l);
-	for (int i = 0; i < l.n; i++) {
+	int n;
+	Op **loops = ir_collect(f, OP_FOR, &n);
+	for (int i = 0; i < n; i++) {
 		ir_fill_uses(f);
-		pipeline_loop(f, l.ops[i]);
+		pipeline_loop(f, loops[i]);
 	}
 	ir_fill_uses(f);
 }

@@ -110,6 +110,19 @@ static int32_t *reg_table(const Layout *l)
 	return t;
 }
 
+/* Warp w's operand registers: ra[lane * na + r] from Am through la, rb likewise. */
+static void load_warp(const Layout *la, const Layout *lb, uint32_t w, const int32_t *Am, const int32_t *Bm,
+                      int32_t *ra, int32_t *rb)
+{
+	int na = 1 << la->nreg, nbr = 1 << lb->nreg;
+	for (uint32_t l = 0; l < 32; l++) {
+		for (int r = 0; r < na; r++)
+			ra[l * na + r] = Am[layout_apply(la, (uint32_t)r, l, w)];
+		for (int r = 0; r < nbr; r++)
+			rb[l * nbr + r] = Bm[layout_apply(lb, (uint32_t)r, l, w)];
+	}
+}
+
 /* Warp w's accumulator registers rc (layout lc) hold Am @ Bm. */
 static bool acc_matches(const Layout *lc, uint32_t w, const int32_t *rc, int nc, int nb, const int32_t *Am,
                         const int32_t *Bm, int N, int K)
@@ -147,13 +160,8 @@ static bool run_product(int M, int N, int K, int nw)
 		fb[i] = (i & 1) * (1u << nb) | (i >> 1) * (8u << nb);
 	bool ok = true;
 	for (uint32_t w = 0; w < (uint32_t)nw; w++) {
-		for (uint32_t l = 0; l < 32; l++) {
-			for (int r = 0; r < na; r++)
-				ra[l * na + r] = Am[layout_apply(&la, (uint32_t)r, l, w)];
-			for (int r = 0; r < nbr; r++)
-				rb[l * nbr + r] = Bm[layout_apply(&lb, (uint32_t)r, l, w)];
-			memset(rc + l * nc, 0, sizeof(int32_t) * (size_t)nc);
-		}
+		load_warp(&la, &lb, w, Am, Bm, ra, rb);
+		memset(rc, 0, sizeof(int32_t) * 32 * (size_t)nc);
 		for (uint32_t k0 = 0; k0 < (uint32_t)K; k0 += 16)
 			for (uint32_t r = 0; r < (uint32_t)nc; r += 4) {
 				uint32_t o = reg_index(&lc, r), row = o >> nb, col = o & ((1u << nb) - 1);
@@ -220,13 +228,8 @@ static bool run_product_tf32(int M, int N, int K, int nw)
 	int32_t *rc = calloc(32 * (size_t)nc, sizeof(int32_t));
 	bool ok = true;
 	for (uint32_t w = 0; w < (uint32_t)nw; w++) {
-		for (uint32_t l = 0; l < 32; l++) {
-			for (int r = 0; r < na; r++)
-				ra[l * na + r] = Am[layout_apply(&la, (uint32_t)r, l, w)];
-			for (int r = 0; r < nbr; r++)
-				rb[l * nbr + r] = Bm[layout_apply(&lb, (uint32_t)r, l, w)];
-			memset(rc + l * nc, 0, sizeof(int32_t) * (size_t)nc);
-		}
+		load_warp(&la, &lb, w, Am, Bm, ra, rb);
+		memset(rc, 0, sizeof(int32_t) * 32 * (size_t)nc);
 		for (uint32_t k0 = 0; k0 < (uint32_t)K; k0 += 8)
 			for (uint32_t r = 0; r < (uint32_t)nc; r += 4) {
 				uint32_t o = reg_index(&lc, r), row = o >> nb, col = o & ((1u << nb) - 1);
