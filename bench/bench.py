@@ -66,7 +66,8 @@ MEAN_TOL = 1e-5                   # one missed block of 4096 in 10^8 is 4e-5
 FLUSH_BYTES = 256 << 20
 COPY_BYTES = 1 << 30
 MM_TOL = 1e-2                     # ||out - ref|| / ||ref||, f16/bf16 out, against f32 cuBLAS
-MM_IMPLS = ("tilec", "triton", "cublas")
+# triton_mma: Triton compiled with DISABLE_MMA_V3=1, i.e. on tilec's mma.sync path
+MM_IMPLS = ("tilec", "triton", "triton_mma", "cublas")
 # (BM, BN, BK, num_warps, num_stages) tried for tilec; GROUP_M is 8 throughout.
 MM_CONFIGS = [(128, 256, 32, 8, 4), (256, 128, 32, 8, 4), (128, 256, 32, 8, 3),
               (128, 128, 32, 4, 4), (128, 128, 32, 8, 3), (256, 128, 32, 8, 3)]
@@ -234,15 +235,16 @@ def format_matmul(res):
     mm = res.get("matmul") or {}
     if not mm.get("problems"):
         return "matmul: not measured"
-    rows = [("matmul", "tilec TF/s", "Triton TF/s", "cuBLAS TF/s", "ours/cuBLAS", "ours/Triton", "Triton/cuBLAS")]
+    rows = [("matmul", "tilec TF/s", "Triton TF/s", "Triton mma.sync TF/s", "cuBLAS TF/s", "ours/cuBLAS",
+             "ours/Triton", "ours/Triton mma.sync", "Triton/cuBLAS")]
     for w in mm["problems"]:
         i = w["impls"]
-        t, tr, cb = i.get("tilec"), i.get("triton"), i.get("cublas")
-        rows.append((w["name"], cell_tf(t), cell_tf(tr), cell_tf(cb), ratio_tf(t, cb), ratio_tf(t, tr),
-                     ratio_tf(tr, cb)))
+        t, tr, tm, cb = i.get("tilec"), i.get("triton"), i.get("triton_mma"), i.get("cublas")
+        rows.append((w["name"], cell_tf(t), cell_tf(tr), cell_tf(tm), cell_tf(cb), ratio_tf(t, cb),
+                     ratio_tf(t, tr), ratio_tf(t, tm), ratio_tf(tr, cb)))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     lines = [f"matmul, TFLOP/s = 2MNK / median ({mm.get('reps', '?')} reps, L2 flushed, tolerance {MM_TOL:g} "
-             "against f32 cuBLAS, TF32 off)"]
+             "against f32 cuBLAS, TF32 off; Triton mma.sync = Triton with DISABLE_MMA_V3=1, no wgmma)"]
     for n, r in enumerate(rows):
         lines.append(" | ".join(s.ljust(widths[c]) if c == 0 else s.rjust(widths[c]) for c, s in enumerate(r)))
         if n == 0:
@@ -250,7 +252,7 @@ def format_matmul(res):
     lines.append("winning configs (BMxBNxBK warps stages; GROUP_M 8), rel err of the winner:")
     for w in mm["problems"]:
         parts = []
-        for impl in ("tilec", "triton"):
+        for impl in ("tilec", "triton", "triton_mma"):
             r = w["impls"].get(impl) or {}
             err = r.get("rel_err", [None])[0]
             tried = r.get("tried", [])
@@ -281,7 +283,7 @@ def plot_matmul(res, path, plt):
         return False
     fig, ax = plt.subplots(figsize=(max(7, 1.6 * len(probs) + 2), 5))
     width = 0.8 / len(MM_IMPLS)
-    colors = {"tilec": "tab:blue", "triton": "tab:orange", "cublas": "tab:green"}
+    colors = {"tilec": "tab:blue", "triton": "tab:orange", "triton_mma": "tab:red", "cublas": "tab:green"}
     top = 1.0
     for j, impl in enumerate(MM_IMPLS):
         for i, w in enumerate(probs):
@@ -414,7 +416,8 @@ def fake_results():
         tried = [{"config": c, "status": "ok", "median_ms": 1.0} for c in MM_CONFIGS[:5]]
         tried.append({"config": MM_CONFIGS[5], "status": "compile: shared memory 240 KB over the 227 KB limit"})
         im = {"tilec": okm(500 + 10 * i, MM_CONFIGS[0], tried=tried),
-              "triton": okm(600, (128, 256, 64, 8, 8, 3), tried=[]), "cublas": okm(700, None)}
+              "triton": okm(600, (128, 256, 64, 8, 8, 3), tried=[]),
+              "triton_mma": okm(480, (128, 256, 64, 8, 8, 3), tried=[]), "cublas": okm(700, None)}
         if i == 3:
             im["triton"] = {"status": "ERR", "error": "fake"}
         probs.append({"name": name, "shape": [m, n, k], "dtype": dt, "relu": relu, "flops": 2 * m * n * k,
@@ -451,7 +454,7 @@ def selftest(args):
     assert next_pow2(1000) == 1024 and next_pow2(1024) == 1024 and softmax_warps(16384) == 16
     assert layernorm_warps(8192) == 8 and cdiv(10, 4) == 3
     mt = format_matmul(back)
-    assert "ERR" in mt and "FAIL" in mt and "shared memory" in mt and "128x128x32 w8 s3" in mt, mt
+    assert "ERR" in mt and "FAIL" in mt and "shared memory" in mt and fmt_cfg(MM_CONFIGS[5]) in mt, mt
     assert len(back["matmul"]["problems"]) == len(matmul_list()) == 4
     assert tilec_failures(back) == [f"{back['workloads'][2]['name']}: FAIL", f"{back['matmul']['ragged'][1]['name']}: FAIL"]
     assert bf16_source("let x: *f16 = cast(y, f16);") == "let x: *bf16 = cast(y, bf16);"
@@ -866,6 +869,13 @@ class Gpu:
         def triton(cfg, c):
             return lambda: tk.matmul(a, b, c, cfg, "relu" if relu else "")
 
+        def triton_mma(cfg, c):
+            act = "relu" if relu else ""
+            ptx = tk.matmul(a, b, c, cfg, act, mma_sync=True).asm.get("ptx", "")
+            if "wgmma" in ptx or "mma.sync" not in ptx:
+                raise RuntimeError("Triton did not compile to mma.sync with DISABLE_MMA_V3=1")
+            return lambda: tk.matmul(a, b, c, cfg, act, mma_sync=True)
+
         def cublas():
             c = torch.empty(m, n, dtype=a.dtype, device=self.dev)
             if relu:
@@ -883,6 +893,8 @@ class Gpu:
                 r = tuned(impl, MM_CONFIGS, ours)
             elif impl == "triton":
                 r = tuned(impl, tk.MATMUL_CONFIGS, triton)
+            elif impl == "triton_mma":
+                r = tuned(impl, tk.MATMUL_CONFIGS, triton_mma)
             else:
                 r = self.measure(nbytes, cublas, [ref], [MM_TOL], reps, warm, mm_flops(m, n, k))
             w["impls"][impl] = r

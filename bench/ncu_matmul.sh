@@ -2,10 +2,11 @@
 # ncu_matmul.sh BM BN BK WARPS STAGES: where tilec's matmul (4096^3 f16) spends
 # its issue slots: warp-stall reasons per issued instruction, tensor-pipe
 # utilisation, shared-memory bank conflicts (GPU machine, Nsight Compute).
+# KERNEL=matmul_kernel: the same for Triton's mma.sync kernel that probe.py runs.
 set -eu
 cd "$(dirname "$0")"
 m=smsp__average_warps_issue_stalled
-ncu --target-processes all --kernel-name regex:'^matmul$' --launch-skip 3 --launch-count 1 \
+ncu --target-processes all --kernel-name regex:"${KERNEL:-^matmul$}" --launch-skip 3 --launch-count 1 \
     --metrics gpu__time_duration.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,\
 smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,\
 launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,\

@@ -2,6 +2,12 @@
 
     python3 bench/probe.py softmax 4096 16384      # dumps PTX of both, times both
     python3 bench/probe.py mean 100000000
+    python3 bench/probe.py matmul 4096 4096 4096 128 256 32 8 4   # tilec, cuBLAS, Triton mma.sync
+
+In matmul, the third contestant is Triton's tutorial kernel compiled with
+DISABLE_MMA_V3=1 (mma.sync, as tilec; config from TRITON_MM, default
+"128 256 64 8 8 3" = BM BN BK GROUP_M WARPS STAGES); its PTX and cubin are
+copied out of Triton's cache next to tilec's PTX.
 
 Writes $OUT/probe-<name>-{tilec,triton}.ptx (or bench/out/) and prints the
 median time and GB/s of each (CUDA events, L2 flushed, fresh inputs).
@@ -46,6 +52,7 @@ def bench(fn, nbytes, reps=100):
 
 def main():
     what = sys.argv[1]
+    extra = []
     torch.manual_seed(0)
     if what == "softmax":
         rows, n = int(sys.argv[2]), int(sys.argv[3])
@@ -87,21 +94,26 @@ def main():
         t = lambda: k.launch(grid, o1, a, b, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),  # noqa
                              o1.stride(0), o1.stride(1))
         tt = lambda: torch.matmul(a, b, out=o2)  # noqa: E731
+        o3 = torch.empty_like(o1)
+        tcfg = tuple(int(v) for v in os.environ.get("TRITON_MM", "128 256 64 8 8 3").split())
+        tm = lambda: tk.matmul(a, b, o3, tcfg, mma_sync=True)  # noqa: E731
+        extra = [("triton-mma.sync", tm, o3)]
         nbytes = 2 * M * N * K * 1000  # reported "GB/s" column is then GFLOP/s / 1000 = TFLOP/s
         ref = torch.matmul(a.float(), b.float())
     else:
         sys.exit("probe.py softmax ROWS N [WARPS] | mean N [WARPS] | matmul M N K [BM BN BK WARPS STAGES]")
-    for name, fn, out in (("tilec", t, o1), ("triton" if what != "matmul" else "cublas", tt, o2)):
+    for name, fn, out in [("tilec", t, o1), ("triton" if what != "matmul" else "cublas", tt, o2)] + extra:
         fn()
         torch.cuda.synchronize()
         err = ((out.double() - ref.double()).norm() / ref.double().norm()).item()
         ms, gbs = bench(fn, nbytes)
         ms2, gbs2 = bench(fn, nbytes)
-        print(f"{what} {name:7s} {ms * 1e3:9.1f} us {gbs:7.0f} GB/s (again: {gbs2:7.0f})  rel err {err:.2e}")
+        print(f"{what} {name:15s} {ms * 1e3:9.1f} us {gbs:7.0f} GB/s (again: {gbs2:7.0f})  rel err {err:.2e}")
     # Triton's PTX from its cache, for reading side by side with tilec's
-    for f in glob.glob(os.path.join(os.environ["TRITON_CACHE_DIR"], "*", "*.ptx")):
+    for f in glob.glob(os.path.join(os.environ["TRITON_CACHE_DIR"], "*", "*.ptx")) + \
+            glob.glob(os.path.join(os.environ["TRITON_CACHE_DIR"], "*", "*.cubin")):
         shutil.copy(f, os.path.join(OUT, "probe-triton-" + os.path.basename(f)))
-        print("triton ptx:", os.path.basename(f))
+        print("triton output:", os.path.basename(f))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ with Triton as its authors show it:
 The launchers take torch tensors and return nothing; outputs are preallocated
 by the caller so that allocation stays out of the timed region.
 """
+import os
+
 import triton
 import triton.language as tl
 
@@ -214,14 +216,29 @@ MATMUL_CONFIGS = [
 ]
 
 
-def matmul(a, b, c, config, activation=""):
-    """c = activation(a @ b) with one config (BM, BN, BK, GROUP_M, warps, stages)."""
+# The same kernel with its own compile cache, compiled with DISABLE_MMA_V3=1:
+# Triton then lowers tl.dot to mma.sync (its Ampere path: ldmatrix, cp.async
+# pipelining) instead of Hopper's wgmma, the path tilec takes.  Triton reads
+# the variable when it compiles, and keeps it in the kernel's cache key.
+matmul_kernel_mma_sync = triton.jit(matmul_kernel.fn)
+
+
+def matmul(a, b, c, config, activation="", mma_sync=False):
+    """c = activation(a @ b) with one config (BM, BN, BK, GROUP_M, warps, stages);
+    mma_sync: Triton's mma.sync code instead of wgmma.  Returns Triton's compiled kernel."""
     (M, K), (_, N) = a.shape, b.shape
     bm, bn, bk, group, warps, stages = config
     grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
-    matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                        c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
-                        GROUP_SIZE_M=group, ACTIVATION=activation, num_warps=warps, num_stages=stages)
+    kernel = matmul_kernel
+    if mma_sync:
+        kernel = matmul_kernel_mma_sync
+        os.environ["DISABLE_MMA_V3"] = "1"
+    try:
+        return kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                            c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                            GROUP_SIZE_M=group, ACTIVATION=activation, num_warps=warps, num_stages=stages)
+    finally:
+        os.environ.pop("DISABLE_MMA_V3", None)
 
 
 @triton.jit
