@@ -9,6 +9,7 @@
 #   %ptxas            CUDA's ptxas; with it the feature `ptxas`, so a test
 #                     saying `REQUIRES: ptxas` is UNSUPPORTED without CUDA
 #   %examples         the dsl_examples/ directory
+#   %python           the Python running lit; %scripts the scripts/ directory
 import os
 import shutil
 import sys
@@ -52,6 +53,8 @@ expect_exit = "%s %s" % (sys.executable, os.path.join(util_dir, "expect-exit.py"
 config.substitutions.append(("%expect-exit", expect_exit))
 config.substitutions.append(("%tilec", tilec))
 config.substitutions.append(("%examples", os.path.join(root, "dsl_examples")))
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%scripts", os.path.join(root, "scripts")))
 # Word-bounded and only in command position, so file names are left alone.
 config.substitutions.append((r"\bFileCheck\b", filecheck))
 config.substitutions.append((r"(^|\|\s*|;\s*|&&\s*|\|\|\s*)not\b", r"\g<1>" + not_tool))

@@ -9,9 +9,9 @@
  * one phi per canonical register of each loop-carried value, `if` becomes
  * then/else/merge blocks with phis for its results.  Each op's instructions
  * carry a DILocation of its .tile line, so the PTX has .loc lines.  The
- * module is verified, optimised with default<O3> and printed as LLVM IR or
+ * module is verified, optimised (llvm_passes, below) and printed as LLVM IR or
  * emitted as PTX by the NVPTX TargetMachine (--emit=llvm shows the module
- * after O3, as it goes to the backend).  An LLVM fatal error longjmps
+ * after the passes, as it goes to the backend).  An LLVM fatal error longjmps
  * back here and becomes a user-visible error instead of an abort.
  */
 #include <setjmp.h>
@@ -46,8 +46,40 @@ static void on_fatal(const char *reason)
 	fprintf(stderr, "tilec: LLVM error: %s\n", reason);
 }
 
+/*
+ * The LLVM passes: default<O3>'s own, as -print-pipeline-passes lists them,
+ * less every pass whose removal left the machine code of all the kernels
+ * that scripts/llvm-passes.py compiles byte for byte the same (ptxas -O3,
+ * sm_90 and sm_80): ptxas redoes much of what they do.  The backend runs at
+ * CodeGenLevelLess instead of Aggressive, also with the same machine code.
+ * The script checks that this still holds (lit: codegen/llvm-passes.tile);
+ * it failed on a list without slp-vectorizer (f16x2 pairs), loop-unroll or
+ * the late simplifycfg.  On the matmul these passes take 60% of the time of
+ * default<O3>.  TILEC_LLVM_REFERENCE=1 brings back default<O3> and
+ * Aggressive; TILEC_LLVM_PASSES replaces the list (for trying others).
+ */
+#define IC "instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>"
+static const char llvm_passes[] =
+	"function(nvvm-intr-range,early-cse<>),"
+	"ipsccp,"
+	"function(" IC ",early-cse<memssa>," IC ",reassociate,"
+	"loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
+	"loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>,"
+	"simple-loop-unswitch<nontrivial;trivial>),"
+	IC ",gvn<>,correlated-propagation,infer-alignment," IC ","
+	"simplifycfg<bonus-inst-threshold=1;forward-switch-cond;switch-range-to-icmp;switch-to-lookup;"
+	"no-keep-loops;hoist-common-insts;sink-common-insts;speculate-blocks;simplify-cond-branch>,"
+	"slp-vectorizer,vector-combine," IC ",loop-unroll<O3>,div-rem-pairs)";
+#undef IC
+
+static bool llvm_reference;
+static const char *llvm_passes_env;
+
 static void init_llvm(void)
 {
+	const char *e = getenv("TILEC_LLVM_REFERENCE");
+	llvm_reference = e && *e && strcmp(e, "0") != 0;
+	llvm_passes_env = getenv("TILEC_LLVM_PASSES");
 	LLVMInitializeNVPTXTargetInfo();
 	LLVMInitializeNVPTXTarget();
 	LLVMInitializeNVPTXTargetMC();
@@ -538,7 +570,8 @@ static LLVMTargetMachineRef new_target_machine(const Target *t)
 		die("codegen: no NVPTX target in this LLVM: %s", err);
 	char features[32];
 	snprintf(features, sizeof features, "+ptx%d", t->ptx);
-	return LLVMCreateTargetMachine(tgt, triple, t->name, features, LLVMCodeGenLevelAggressive,
+	return LLVMCreateTargetMachine(tgt, triple, t->name, features,
+	                               llvm_reference ? LLVMCodeGenLevelAggressive : LLVMCodeGenLevelLess,
 	                               LLVMRelocDefault, LLVMCodeModelDefault);
 }
 
@@ -580,16 +613,11 @@ static void verify(Cg *c, const char *when)
 	LLVMDisposeMessage(msg);
 }
 
-/*
- * default<O3>, as the issue asks.  default<O1> and <O2> give the same PTX
- * for every dsl_examples kernel and save 10-15% of this step, but O1 has no
- * SLP vectoriser: f16 elementwise code loses its f16x2 pairs (an f16
- * vector add goes from 31 to 47 PTX instructions).
- */
 static void optimise(Cg *c, LLVMTargetMachineRef tm)
 {
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef err = LLVMRunPasses(c->mod, "default<O3>", tm, po);
+	const char *passes = llvm_reference ? "default<O3>" : llvm_passes_env ? llvm_passes_env : llvm_passes;
+	LLVMErrorRef err = LLVMRunPasses(c->mod, passes, tm, po);
 	LLVMDisposePassBuilderOptions(po);
 	if (err) {
 		char *m = LLVMGetErrorMessage(err);

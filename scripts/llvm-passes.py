@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""llvm-passes.py: does tilec's LLVM pass list give the same SASS as default<O3>?
+
+For every kernel of dsl_examples/ (with the benchmark's configurations) and of
+the .tile files under tests/ (default constexprs; files that do not compile
+are skipped), compile it twice to PTX, once as tilec does and once with
+TILEC_LLVM_REFERENCE=1 (default<O3>, backend at Aggressive), assemble both
+with ptxas -O3 for each --arch, and compare the kernels' machine code (the
+cubin's .text sections) byte for byte.  Prints one line per kernel that
+differs and a summary with the LLVM time of both; exit 1 if any differs.
+
+    scripts/llvm-passes.py [--tilec build/tilec] [--arch sm_90,sm_80] [--only REGEX]
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HM = "M=16,N=16,K=16,stride_am=16,stride_bk=16,stride_cm=16,stride_ak=1,stride_bn=1,stride_cn=1"
+# (file, kernel, extra tilec arguments): the configurations bench.py and gpu_test use,
+# and the f16 kernels of tests/codegen/llvm-passes.tile with 128-bit accesses
+EXAMPLES = [
+    ("../tests/codegen/llvm-passes.tile", "add16", ["--hints", "n=16"]),
+    ("../tests/codegen/llvm-passes.tile", "gelu16", ["--hints", "n=16"]),
+    ("vector_add.tile", "vector_add", ["--hints", "n=16"]),
+    ("softmax.tile", "softmax", ["-D", "BLOCK=1024", "--hints", "n=16,stride=16"]),
+    ("softmax.tile", "softmax", ["-D", "BLOCK=4096", "--num-warps", "16", "--hints", "n=16,stride=16"]),
+    ("softmax.tile", "softmax", ["-D", "BLOCK=16384", "--num-warps", "16", "--hints", "n=16,stride=16"]),
+    ("softmax_backward.tile", "softmax_backward", ["-D", "BLOCK=1024", "--hints", "n=16,stride=16"]),
+    ("layernorm.tile", "layernorm", ["-D", "BLOCK=8192", "--num-warps", "8", "--hints", "n=16,stride=16"]),
+    ("mean.tile", "mean_atomic", ["--hints", "n=16"]),
+    ("mean.tile", "mean_partial", ["--hints", "n=16"]),
+    ("mean.tile", "mean_final", []),
+    ("matmul.tile", "matmul", ["-D", "BM=128", "-D", "BN=256", "-D", "BK=32", "--num-warps", "8",
+                               "--num-stages", "4", "--hints", HM]),
+    ("matmul.tile", "matmul", ["--hints", HM]),
+    ("matmul.tile", "matmul", ["-D", "BM=128", "-D", "BN=128", "-D", "BK=32", "--num-warps", "4",
+                               "--num-stages", "4", "--hints", HM]),
+    ("matmul_relu.tile", "matmul_relu", ["--hints", HM]),
+    ("matmul_f32.tile", "matmul_f32", ["-D", "TF32=1"]),
+    ("matmul_f32.tile", "matmul_f32", []),
+    ("batched_matmul.tile", "batched_matmul", []),
+]
+
+
+def cubin_text(path):
+    """The concatenated .text.* sections of an ELF cubin."""
+    d = open(path, "rb").read()
+    shoff, = struct.unpack_from("<Q", d, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3A)
+    secs = [struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * shentsize) for i in range(shnum)]
+    names = secs[shstrndx][4]
+    out = b""
+    for s in secs:
+        name = d[names + s[0]: d.index(b"\0", names + s[0])]
+        if name.startswith(b".text."):
+            out += d[s[4]: s[4] + s[5]]
+    return out
+
+
+def kernels_of(path):
+    with open(path, errors="replace") as f:
+        return re.findall(r"^\s*kernel\s+([A-Za-z_]\w*)", f.read(), re.M)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tilec", default=os.path.join(ROOT, "build", "tilec"))
+    p.add_argument("--arch", default="sm_90,sm_80")
+    p.add_argument("--only", default="")
+    args = p.parse_args()
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    if not os.path.exists(ptxas):
+        print("llvm-passes: SKIPPED: no ptxas (CUDA toolkit) on this machine")
+        return 0
+    cases = [(os.path.normpath(os.path.join(ROOT, "dsl_examples", f)), k, a) for f, k, a in EXAMPLES]
+    for f in sorted(glob.glob(os.path.join(ROOT, "tests", "**", "*.tile"), recursive=True)):
+        cases += [(f, k, []) for k in kernels_of(f)]
+    if args.only:
+        cases = [c for c in cases if re.search(args.only, f"{c[0]} {c[1]}")]
+    tmp = tempfile.mkdtemp(prefix="llvm-passes-")
+    same = differ = skipped = 0
+    t_new = t_ref = 0.0
+    for arch in args.arch.split(","):
+        for f, k, extra in cases:
+            name = f"{os.path.relpath(f, ROOT)}:{k}{' ' + ' '.join(extra) if extra else ''} [{arch}]"
+            texts, ok = [], True
+            for mode in ("0", "1"):
+                ptx, cubin = os.path.join(tmp, f"k{mode}.ptx"), os.path.join(tmp, f"k{mode}.cubin")
+                env = dict(os.environ, TILEC_LLVM_REFERENCE=mode, TILEC_TIME_LLVM="1")
+                r = subprocess.run([args.tilec, f, "--kernel", k, "--arch", arch, "-w", "-o", ptx] + extra,
+                                   env=env, capture_output=True, text=True)
+                if r.returncode != 0:
+                    ok = False
+                    break
+                m = re.search(r"opt ([\d.]+) emit ([\d.]+) ms", r.stderr)
+                ms = float(m.group(1)) + float(m.group(2)) if m else 0.0
+                if mode == "0":
+                    t_new += ms
+                else:
+                    t_ref += ms
+                r = subprocess.run([ptxas, f"-arch={arch}", "-O3", ptx, "-o", cubin], capture_output=True, text=True)
+                if r.returncode != 0:
+                    print(f"ptxas failed ({'reference' if mode == '1' else 'tilec'}): {name}: {r.stderr.strip()[:200]}")
+                    ok = False
+                    break
+                texts.append(cubin_text(cubin))
+            if not ok:
+                skipped += 1
+                continue
+            if texts[0] == texts[1]:
+                same += 1
+            else:
+                differ += 1
+                print(f"DIFFERS {name}: SASS {len(texts[1])} bytes with default<O3>, {len(texts[0])} with tilec's passes")
+    shutil.rmtree(tmp, ignore_errors=True)
+    print(f"llvm-passes: {same} kernels the same SASS, {differ} differ, {skipped} did not compile "
+          f"(LLVM passes + backend: {t_new:.0f} ms tilec's, {t_ref:.0f} ms default<O3>)")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
