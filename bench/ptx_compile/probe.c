@@ -6,12 +6,19 @@
  *            CUDA_CACHE_DISABLE=1 so nothing is reused), as tilec's runtime does
  *   nvptxc   nvPTXCompilerCompile (libnvptxcompiler_static.a from the CUDA
  *            toolkit) to a cubin, then cuModuleLoadDataEx on the cubin
+ *   jitlink  the same through nvJitLink (libnvJitLink.so, PTX input)
  *
+ * (HAVE_NVPTXCOMPILER / HAVE_NVJITLINK: whichever the toolkit has.)
  * Each is run REPS times in this one process; the first run of each is the
  * cold one.  Built and run by run.sh; not part of tilec.
  */
 #include <cuda.h>
+#ifdef HAVE_NVPTXCOMPILER
 #include <nvPTXCompiler.h>
+#endif
+#ifdef HAVE_NVJITLINK
+#include <nvJitLink.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -35,12 +42,25 @@ static void check_cu(CUresult r, const char *what)
 	}
 }
 
-static void check_ptxc(nvPTXCompileResult r, const char *what)
+static void check_int(int r, const char *what)
 {
-	if (r != NVPTXCOMPILE_SUCCESS) {
-		fprintf(stderr, "probe: %s: nvPTXCompiler error %d\n", what, (int)r);
+	if (r != 0) {
+		fprintf(stderr, "probe: %s: error %d\n", what, r);
 		exit(1);
 	}
+}
+
+/* cubin -> loaded module; the time it took */
+static double load_cubin(const void *cubin, const char *kernel)
+{
+	CUmodule m;
+	CUfunction fn;
+	double a = now_ms();
+	check_cu(cuModuleLoadDataEx(&m, cubin, 0, NULL, NULL), "cuModuleLoadDataEx(cubin)");
+	check_cu(cuModuleGetFunction(&fn, m, kernel), "cuModuleGetFunction");
+	double b = now_ms();
+	cuModuleUnload(m);
+	return b - a;
 }
 
 static char *read_file(const char *path, size_t *n)
@@ -92,36 +112,49 @@ int main(int argc, char **argv)
 		cuModuleUnload(m);
 		printf("driver  run %d: PTX -> loaded %.2f ms\n", i, b - a);
 	}
+#ifdef HAVE_NVPTXCOMPILER
 	for (int i = 0; i < REPS; i++) {
 		nvPTXCompilerHandle c;
 		const char *opts[] = {"--gpu-name=sm_90", optflag};
 		double a = now_ms();
-		check_ptxc(nvPTXCompilerCreate(&c, n, ptx), "create");
-		nvPTXCompileResult r = nvPTXCompilerCompile(c, 2, opts);
-		if (r != NVPTXCOMPILE_SUCCESS) {
-			size_t ln = 0;
-			nvPTXCompilerGetErrorLogSize(c, &ln);
-			char *log = malloc(ln + 1);
-			nvPTXCompilerGetErrorLog(c, log);
-			fprintf(stderr, "probe: compile failed: %s\n", log);
-			return 1;
-		}
+		check_int(nvPTXCompilerCreate(&c, n, ptx), "nvPTXCompilerCreate");
+		check_int(nvPTXCompilerCompile(c, 2, opts), "nvPTXCompilerCompile");
 		size_t cn;
-		check_ptxc(nvPTXCompilerGetCompiledProgramSize(c, &cn), "size");
+		check_int(nvPTXCompilerGetCompiledProgramSize(c, &cn), "size");
 		char *cubin = malloc(cn);
-		check_ptxc(nvPTXCompilerGetCompiledProgram(c, cubin), "program");
+		check_int(nvPTXCompilerGetCompiledProgram(c, cubin), "program");
 		nvPTXCompilerDestroy(&c);
 		double b = now_ms();
-		CUmodule m;
-		CUfunction fn;
-		check_cu(cuModuleLoadDataEx(&m, cubin, 0, NULL, NULL), "cuModuleLoadDataEx(cubin)");
-		check_cu(cuModuleGetFunction(&fn, m, argv[2]), "cuModuleGetFunction");
-		double d = now_ms();
-		cuModuleUnload(m);
+		double l = load_cubin(cubin, argv[2]);
 		free(cubin);
 		printf("nvptxc  run %d: PTX -> cubin %.2f ms (-O%s, %zu bytes), cubin -> loaded %.2f ms, total %.2f ms\n",
-		       i, b - a, opt, cn, d - b, d - a);
+		       i, b - a, opt, cn, l, b - a + l);
 	}
+#else
+	printf("nvptxc  SKIPPED: no nvPTXCompiler in this toolkit\n");
+#endif
+#ifdef HAVE_NVJITLINK
+	for (int i = 0; i < REPS; i++) {
+		nvJitLinkHandle h;
+		const char *opts[] = {"-arch=sm_90", optflag};
+		double a = now_ms();
+		check_int(nvJitLinkCreate(&h, 2, opts), "nvJitLinkCreate");
+		check_int(nvJitLinkAddData(h, NVJITLINK_INPUT_PTX, ptx, n, "k.ptx"), "nvJitLinkAddData");
+		check_int(nvJitLinkComplete(h), "nvJitLinkComplete");
+		size_t cn;
+		check_int(nvJitLinkGetLinkedCubinSize(h, &cn), "size");
+		char *cubin = malloc(cn);
+		check_int(nvJitLinkGetLinkedCubin(h, cubin), "cubin");
+		nvJitLinkDestroy(&h);
+		double b = now_ms();
+		double l = load_cubin(cubin, argv[2]);
+		free(cubin);
+		printf("jitlink run %d: PTX -> cubin %.2f ms (-O%s, %zu bytes), cubin -> loaded %.2f ms, total %.2f ms\n",
+		       i, b - a, opt, cn, l, b - a + l);
+	}
+#else
+	printf("jitlink SKIPPED: no nvJitLink in this toolkit\n");
+#endif
 	cuDevicePrimaryCtxRelease(dev);
 	return 0;
 }
