@@ -102,6 +102,7 @@ ptxas_all() {
 		mean.tile mean_final 4 BLOCK=1024
 		matmul.tile matmul -
 		matmul_relu.tile matmul_relu -
+		linear.tile linear -
 	EOF
 	echo
 	echo "ptxas -arch=sm_90 -v (smem: static shared bytes; the launch adds dynamic shared memory):"

@@ -44,6 +44,7 @@ EXAMPLES = [
     ("matmul.tile", "matmul", ["-D", "BM=128", "-D", "BN=128", "-D", "BK=32", "--num-warps", "4",
                                "--num-stages", "4", "--hints", HM]),
     ("matmul_relu.tile", "matmul_relu", ["--hints", HM]),
+    ("linear.tile", "linear", ["--hints", HM]),
     ("matmul_f32.tile", "matmul_f32", ["-D", "TF32=1"]),
     ("matmul_f32.tile", "matmul_f32", []),
     ("batched_matmul.tile", "batched_matmul", []),

@@ -24,6 +24,12 @@
  *     moves above widening casts and broadcasts (Triton's
  *     hoistConvertOnTopOfExtOrBroadcast), e.g. an f16 load widened to f32
  *     crosses shared memory as f16.  The leaf's convert is fused in turn.
+ * A load counts as cheap, and is read again in the wanted layout, when its
+ * tile has no more elements than the program has threads (each thread then
+ * reads at most a few elements in any layout; Triton's rule for loads) and
+ * nothing between it and the convert, in the convert's block, writes
+ * memory: a GEMM epilogue's bias vector is read straight into the MMA
+ * layout's columns instead of crossing shared memory.
  * The originals stay for their other users; DCE removes the dead ones.
  */
 #include "compile.h"
@@ -52,6 +58,24 @@ typedef struct Fuse {
 static int lay(Func *f, ValId v)
 {
 	return val(f, v)->layout;
+}
+
+/* d is a load that may be read again at `at` (see the head of the file). */
+static bool cheap_load(Func *f, Op *d, Op *at)
+{
+	if (d->code != OP_LOAD || d->parent != at->parent ||
+	    type_numel(vtype(f, d->res[0])) > (int64_t)f->num_warps * 32)
+		return false;
+	for (Op *o = d->next; o; o = o->next) {
+		if (o == at)
+			return true;
+		if (op_has(o->code, F_SIDE))
+			return false;
+		for (int i = 0; i < o->nblocks; i++)
+			if (o->blocks[i] && ir_has_side_effect(o->blocks[i]))
+				return false;
+	}
+	return false;
 }
 
 static bool cheap_op(int code)
@@ -90,16 +114,16 @@ static int operand_layout(Func *f, Op *op, int i, int L)
  * With leaf NULL no value may be converted; else the first value that is
  * not cheap becomes the leaf.
  */
-static bool can_remat(Func *f, ValId v, int L, int *budget, Leaf *leaf)
+static bool can_remat(Func *f, Op *at, ValId v, int L, int *budget, Leaf *leaf)
 {
 	if (vtype(f, v).rank == 0 || lay(f, v) == L)
 		return true;
 	Op *d = val(f, v)->def;
-	if (d && d->nres == 1 && cheap_op(d->code)) {
+	if (d && d->nres == 1 && (cheap_op(d->code) || cheap_load(f, d, at))) {
 		if (--*budget < 0)
 			return false;
 		for (int i = 0; i < d->nopnds; i++)
-			if (!can_remat(f, d->opnds[i], operand_layout(f, d, i, L), budget, leaf))
+			if (!can_remat(f, at, d->opnds[i], operand_layout(f, d, i, L), budget, leaf))
 				return false;
 		return true;
 	}
@@ -138,7 +162,7 @@ static ValId remat(Fuse *z, ValId v, int L)
 		if (z->memo[i].from == v && z->memo[i].layout == L)
 			return z->memo[i].to;
 	Op *d = val(f, v)->def;
-	if (!d || d->nres != 1 || !cheap_op(d->code)) {
+	if (!d || d->nres != 1 || !(cheap_op(d->code) || cheap_load(f, d, z->at))) {
 		z->leaf_cvt = new_before(z, OP_CONVERT_LAYOUT, &v, 1, v, L, z->at->loc);
 		return memo_add(z, v, L, z->leaf_cvt->res[0]);
 	}
@@ -176,9 +200,9 @@ static void fuse_convert(Func *f, Op *cvt)
 	}
 	int budget = REMAT_BUDGET;
 	Leaf leaf = {0, -1};
-	if (!can_remat(f, x, L, &budget, NULL)) {
+	if (!can_remat(f, cvt, x, L, &budget, NULL)) {
 		budget = REMAT_BUDGET;
-		if (!can_remat(f, x, L, &budget, &leaf) || tile_bytes(f, leaf.v) >= tile_bytes(f, x))
+		if (!can_remat(f, cvt, x, L, &budget, &leaf) || tile_bytes(f, leaf.v) >= tile_bytes(f, x))
 			return;
 	}
 	Fuse z = {.f = f, .at = cvt};

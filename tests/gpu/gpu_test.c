@@ -653,16 +653,21 @@ static void case_mean(long long n, bool atomic)
 	free(x);
 }
 
+/* matmul, matmul_relu or linear (relu(alpha * A @ B + bias), bias of N f32). */
 static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm, int bn, int bk, int warps)
 {
 	Case c;
-	bool relu = strcmp(kernel, "matmul_relu") == 0;
+	bool linear = strcmp(kernel, "linear") == 0;
+	bool relu = linear || strcmp(kernel, "matmul_relu") == 0;
+	float alpha = linear ? 0.75f : 1.0f;
 	start(&c, "%s M=%d N=%d K=%d%s BM=%d BN=%d BK=%d warps=%d", kernel, M, N, K, bt ? " B^T" : "",
 	      bm, bn, bk, warps ? warps : 8);
 	uint16_t *a = xmalloc(2 * (size_t)M * K), *b = xmalloc(2 * (size_t)K * N), *cm = xmalloc(2 * (size_t)M * N);
 	double *want = xmalloc(8 * (size_t)M * N);
+	float *bias = xmalloc(4 * (size_t)N);
 	fill_f16(a, (size_t)M * K, -1, 1);
 	fill_f16(b, (size_t)K * N, -1, 1);
+	fill_f32(bias, (size_t)N, -2, 2);
 	/* B is K x N row-major, or (bt) stored as N x K row-major and read transposed. */
 	int sbk = bt ? 1 : N, sbn = bt ? K : 1;
 	for (int i = 0; i < M; i++)
@@ -670,15 +675,26 @@ static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm
 			double s = 0;
 			for (int k = 0; k < K; k++)
 				s += (double)half_to_f32(a[(size_t)i * K + k]) * half_to_f32(b[(size_t)k * sbk + (size_t)j * sbn]);
+			if (linear)
+				s = alpha * s + bias[j];
 			want[(size_t)i * N + j] = relu && s < 0 ? 0 : s;
 		}
-	Buf bufs[] = {{cm, 2 * (size_t)M * N, OUT}, {a, 2 * (size_t)M * K, IN}, {b, 2 * (size_t)K * N, IN}};
+	Buf bufs[] = {{cm, 2 * (size_t)M * N, OUT}, {a, 2 * (size_t)M * K, IN}, {b, 2 * (size_t)K * N, IN},
+	              {bias, 4 * (size_t)N, IN}};
 	unsigned grid = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn));
-	Launch l = {.file = relu ? "matmul_relu.tile" : "matmul.tile", .kernel = kernel,
+	Launch l = {.file = linear ? "linear.tile" : relu ? "matmul_relu.tile" : "matmul.tile", .kernel = kernel,
 	            .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}}, .ndefs = 3, .num_warps = warps, .grid = grid,
 	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(M), AI32(N), AI32(K), AI32(K), AI32(1),
 	                     AI32(sbk), AI32(sbn), AI32(N), AI32(1)},
 	            .nargs = 12, .bufs = bufs, .nbufs = 3};
+	if (linear) {
+		/* c, a, b, bias, alpha, then matmul's M ... stride_cn */
+		memmove(&l.args[5], &l.args[3], 9 * sizeof l.args[0]);
+		l.args[3] = ABUF(3);
+		l.args[4] = AF32(alpha);
+		l.nargs = 14;
+		l.nbufs = 4;
+	}
 	void *ir[16];
 	if (run_both(&c, &l, true, ir)) {
 		compare(&c, "c", cm, F16, want, (size_t)M * N, F16_RTOL, F16_ATOL);
@@ -686,8 +702,8 @@ static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm
 			agree(&c, "c", cm, ir[0], F16, (size_t)M * N, F16_RTOL, F16_ATOL);
 	}
 	finish(&c, ir[0] != NULL && gpu);
-	free_results(ir, 3);
-	free(a), free(b), free(cm), free(want);
+	free_results(ir, linear ? 4 : 3);
+	free(a), free(b), free(cm), free(want), free(bias);
 }
 
 /* batched_matmul.tile on a 3-D grid: Z products of f16 matrices. */
@@ -1026,6 +1042,8 @@ static void run_all(void)
 	}
 	case_matmul("matmul", 33, 17, 5, true, 64, 64, 32, 4);
 	case_matmul("matmul", 128, 256, 64, false, 64, 128, 32, 4);
+	case_matmul("linear", 100, 70, 50, false, 128, 128, 32, 0);
+	case_matmul("linear", 256, 192, 96, true, 128, 256, 32, 8);
 	case_batched_matmul(3, 100, 70, 50);
 	case_matmul_f32(100, 70, 50, 0);
 	case_matmul_f32(128, 64, 64, 1);

@@ -1,7 +1,7 @@
 /*
- * matmul.c: dsl_examples/matmul.tile and matmul_relu.tile in the
- * interpreter, with BM = BN = 32, BK = 16, GROUP_M = 2, against a double
- * product of the same f16 inputs.  Shapes off the tile (70x50x40, 17x33x5,
+ * matmul.c: dsl_examples/matmul.tile, matmul_relu.tile and linear.tile (relu
+ * of alpha * product + bias) in the interpreter, with BM = BN = 32, BK = 16,
+ * GROUP_M = 2, against a double product of the same f16 inputs.  Shapes off the tile (70x50x40, 17x33x5,
  * 1x1x1) and on it (64x64x64); B both row-major and transposed (strides
  * swapped); C with a padded row stride whose padding must keep its poison.
  * opt 0 and opt 1 agree bit for bit.
@@ -13,7 +13,10 @@ typedef struct Shape {
 	bool bt;   /* B stored as [N, K] */
 } Shape;
 
-static void reference(Shape s, const uint16_t *a, const uint16_t *b, int sbk, int sbn, bool relu, double *want)
+enum { ALPHA_X4 = 3 }; /* linear's alpha = 0.75, exact in f32 */
+
+static void reference(Shape s, const uint16_t *a, const uint16_t *b, int sbk, int sbn, bool relu,
+                      const float *bias, double *want)
 {
 	for (int i = 0; i < s.M; i++)
 		for (int j = 0; j < s.N; j++) {
@@ -21,6 +24,8 @@ static void reference(Shape s, const uint16_t *a, const uint16_t *b, int sbk, in
 			for (int k = 0; k < s.K; k++)
 				acc += (double)ref_f16_to_f32(a[(size_t)i * s.K + k]) *
 				       ref_f16_to_f32(b[(size_t)k * sbk + (size_t)j * sbn]);
+			if (bias)
+				acc = acc * ALPHA_X4 / 4 + bias[j];
 			want[(size_t)i * s.N + j] = relu && acc < 0 ? 0 : acc;
 		}
 }
@@ -28,7 +33,8 @@ static void reference(Shape s, const uint16_t *a, const uint16_t *b, int sbk, in
 static void one(const char *kernel, Shape s, uint64_t seed)
 {
 	char path[96], label[128];
-	bool relu = strcmp(kernel, "matmul_relu") == 0;
+	bool linear = strcmp(kernel, "linear") == 0;
+	bool relu = linear || strcmp(kernel, "matmul_relu") == 0;
 	snprintf(path, sizeof path, "dsl_examples/%s.tile", kernel);
 	int ldc = s.N + 3, sbk = s.bt ? 1 : s.N, sbn = s.bt ? s.K : 1;
 	size_t clen = (size_t)s.M * ldc;
@@ -38,7 +44,9 @@ static void one(const char *kernel, Shape s, uint64_t seed)
 	RefRng r = ref_rng(seed);
 	ref_fill_f16(&r, a, (size_t)s.M * s.K, -1, 1);
 	ref_fill_f16(&r, b, (size_t)s.K * s.N, -1, 1);
-	reference(s, a, b, sbk, sbn, relu, want);
+	float *bias = malloc((size_t)s.N * 4);
+	ref_fill_f32(&r, bias, (size_t)s.N, -2, 2);
+	reference(s, a, b, sbk, sbn, relu, linear ? bias : NULL, want);
 	Define d[] = {{"BM", 32, false, 0}, {"BN", 32, false, 0}, {"BK", 16, false, 0}, {"GROUP_M", 2, false, 0}};
 	int grid = cdiv(s.M, 32) * cdiv(s.N, 32);
 	for (int opt = 0; opt < 2; opt++) {
@@ -48,13 +56,15 @@ static void one(const char *kernel, Shape s, uint64_t seed)
 		ref_poison_f16(c[opt], clen);
 		KArg args[] = {kbuf(c[opt], clen * 2), kbuf(a, (size_t)s.M * s.K * 2), kbuf(b, (size_t)s.K * s.N * 2),
 			       kint(s.M), kint(s.N), kint(s.K), kint(s.K), kint(1), kint(sbk), kint(sbn), kint(ldc), kint(1)};
-		if (!run_ok(path, kernel, d, 4, opt, args, 12, grid, 1, 1))
+		KArg largs[] = {args[0], args[1], args[2], kbuf(bias, (size_t)s.N * 4), kfloat(ALPHA_X4 / 4.0),
+				args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10], args[11]};
+		if (!run_ok(path, kernel, d, 4, opt, linear ? largs : args, linear ? 14 : 12, grid, 1, 1))
 			continue;
 		unpad_rows(label, got, c[opt], 2, s.M, s.N, ldc);
 		check_f16(label, got, want, (size_t)s.M * s.N, 1e-2, 1e-3);
 	}
 	check_same(label, c[0], c[1], clen * 2);
-	free(a), free(b), free(c[0]), free(c[1]), free(got), free(want);
+	free(a), free(b), free(c[0]), free(c[1]), free(got), free(want), free(bias);
 }
 
 int main(void)
@@ -64,6 +74,7 @@ int main(void)
 	for (int i = 0; i < 6; i++) {
 		one("matmul", shapes[i], 500 + (uint64_t)i);
 		one("matmul_relu", shapes[i], 600 + (uint64_t)i);
+		one("linear", shapes[i], 700 + (uint64_t)i);
 	}
 	return check_summary("matmul");
 }

@@ -389,9 +389,9 @@ static const char *mixed_kernel =
 
 static void test_contract(void)
 {
-	const char *files[] = {"layernorm", "matmul", "matmul_relu", "mean", "softmax", "softmax_backward",
-	                       "vector_add"};
-	for (int i = 0; i < 7; i++) {
+	const char *files[] = {"layernorm", "matmul", "matmul_relu", "linear", "mean", "softmax",
+	                       "softmax_backward", "vector_add"};
+	for (int i = 0; i < 8; i++) {
 		char path[512];
 		snprintf(path, sizeof path, "%s/dsl_examples/%s.tile", TILEC_SOURCE_DIR, files[i]);
 		size_t len;
