@@ -3,6 +3,8 @@
     python3 bench/probe.py softmax 4096 16384      # dumps PTX of both, times both
     python3 bench/probe.py mean 100000000
     python3 bench/probe.py matmul 4096 4096 4096 128 256 32 8 4   # tilec, cuBLAS, Triton mma.sync
+    python3 bench/probe.py attention 32 4096 64 128 64 8 3        # BH N D [BM BN WARPS STAGES]: tilec vs
+                                                                 # torch's scaled_dot_product_attention
 
 In matmul, the third contestant is Triton's tutorial kernel compiled with
 DISABLE_MMA_V3=1 (mma.sync, as tilec; config from TRITON_MM, default
@@ -100,12 +102,32 @@ def main():
         extra = [("triton-mma.sync", tm, o3)]
         nbytes = 2 * M * N * K * 1000  # reported "GB/s" column is then GFLOP/s / 1000 = TFLOP/s
         ref = torch.matmul(a.float(), b.float())
+    elif what == "attention":
+        bh, n, d = (int(v) for v in sys.argv[2:5])
+        bm, bn, warps, stages = (int(v) for v in (sys.argv[5:9] or [128, 64, 8, 3]))
+        q, k, v = (torch.randn(bh, n, d, device="cuda", dtype=torch.float16) for _ in range(3))
+        o1 = torch.full_like(q, float("nan"))
+        kern = tilec.Kernel.compile(os.path.join(EX, "attention.tile"), "attention",
+                                    defines={"BM": bm, "BN": bn, "D": d}, num_warps=warps, num_stages=stages)
+        scale = 1.0 / d ** 0.5
+        t = lambda: kern.launch((triton.cdiv(n, bm), bh), o1, q, k, v, n, scale, n * d, d)  # noqa: E731
+
+        box = [None]  # torch allocates its output: the check reads the last one
+
+        def tt():
+            box[0] = torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None])[0]
+        o2 = lambda: box[0]  # noqa: E731
+        nbytes = 4 * bh * n * n * d * 1000  # "GB/s" column = TFLOP/s (two products)
+        ref = torch.nn.functional.scaled_dot_product_attention(q[None].float(), k[None].float(), v[None].float())[0]
     else:
-        sys.exit("probe.py softmax ROWS N [WARPS] | mean N [WARPS] | matmul M N K [BM BN BK WARPS STAGES]")
-    for name, fn, out in [("tilec", t, o1), ("triton" if what != "matmul" else "cublas", tt, o2)] + extra:
+        sys.exit("probe.py softmax ROWS N [WARPS] | mean N [WARPS] | matmul M N K [BM BN BK WARPS STAGES] | "
+                 "attention BH N D [BM BN WARPS STAGES]")
+    other = {"matmul": "cublas", "attention": "torch-sdpa"}.get(what, "triton")
+    for name, fn, out in [("tilec", t, o1), (other, tt, o2)] + extra:
         fn()
         torch.cuda.synchronize()
-        err = ((out.double() - ref.double()).norm() / ref.double().norm()).item()
+        got = out() if callable(out) else out
+        err = ((got.double() - ref.double()).norm() / ref.double().norm()).item()
         ms, gbs = bench(fn, nbytes)
         ms2, gbs2 = bench(fn, nbytes)
         print(f"{what} {name:15s} {ms * 1e3:9.1f} us {gbs:7.0f} GB/s (again: {gbs2:7.0f})  rel err {err:.2e}")

@@ -206,6 +206,10 @@ void ir_print_op(StrBuf *out, Func *f, Op *op);
 /* ---- layouts (layout.c) ---- */
 int layout_add(Func *f, const Layout *l);
 bool layout_eq(const Layout *a, const Layout *b);
+/* Every element held by the same threads in a as in b (same lane and warp
+ * columns, register columns spanning the same space): converting between
+ * them only renames registers. */
+bool layout_same_threads(const Layout *a, const Layout *b);
 /* Triton-style blocked default for a shape: `vec` contiguous elements per thread along the last dim. */
 Layout layout_blocked(int rank, const int32_t *shape, int num_warps, int vec);
 uint32_t layout_apply(const Layout *l, uint32_t reg, uint32_t lane, uint32_t warp);
@@ -222,6 +226,7 @@ Layout layout_trans(const Layout *l);                /* 2-D transpose */
 /* Tensor-core dot, mma.sync.m16n8k16 (layout_mma.c): accumulator over [M,N], operands of it. */
 bool layout_mma_ok(Func *f, const Op *dot);          /* f16/bf16 in, f32 acc, shapes fit */
 Layout layout_mma_acc(int M, int N, int num_warps);
+Layout layout_mma_acc_rows(int M, int N, int num_warps); /* warps along M: for chained dots */
 Layout layout_mma_a(const Layout *c, int K);
 Layout layout_mma_b(const Layout *c, int K);
 /* TF32 dot (mma.sync.m16n8k8, f32 in with allow_tf32): same accumulator, operands of it */

@@ -135,6 +135,35 @@ bool layout_eq(const Layout *a, const Layout *b)
 	       cols_eq(a->warp, b->warp, a->nwarp);
 }
 
+/* The span over GF(2) of n columns, as a 2^k-bit membership test on x (k <= 16 register bits). */
+static bool in_span(const uint32_t *cols, int n, uint32_t x)
+{
+	for (uint32_t r = 0; r < 1u << n; r++) {
+		uint32_t y = 0;
+		for (int i = 0; i < n; i++)
+			if (r >> i & 1)
+				y ^= cols[i];
+		if (y == x)
+			return true;
+	}
+	return false;
+}
+
+bool layout_same_threads(const Layout *a, const Layout *b)
+{
+	if (a->rank != b->rank || a->nreg != b->nreg || a->nlane != b->nlane || a->nwarp != b->nwarp || a->nreg > 16)
+		return false;
+	for (int d = 0; d < a->rank; d++)
+		if (a->shape[d] != b->shape[d])
+			return false;
+	if (!cols_eq(a->lane, b->lane, a->nlane) || !cols_eq(a->warp, b->warp, a->nwarp))
+		return false;
+	for (int i = 0; i < a->nreg; i++)
+		if (!in_span(b->reg, b->nreg, a->reg[i]))
+			return false;
+	return true;
+}
+
 /* Layouts are interned: equal layouts get one index, so passes compare indices. */
 int layout_add(Func *f, const Layout *l)
 {

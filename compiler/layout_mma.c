@@ -64,11 +64,11 @@ static void split_warps(int M, int N, int num_warps, int *wm, int *wn)
 	}
 }
 
-Layout layout_mma_acc(int M, int N, int num_warps)
+/* The accumulator with wm warps along M and wn along N. */
+static Layout acc_layout(int M, int N, int num_warps, int wm, int wn)
 {
 	Layout l = blank(M, N, num_warps);
-	int nb = ilog2((uint64_t)N), wm, wn;
-	split_warps(M, N, num_warps, &wm, &wn);
+	int nb = ilog2((uint64_t)N);
 	push(&l, 1);
 	push(&l, 8u << nb);
 	uint32_t lane[5] = {2, 4, 1u << nb, 2u << nb, 4u << nb};
@@ -83,6 +83,32 @@ Layout layout_mma_acc(int M, int N, int num_warps)
 	for (int m = 16 * wm; m < M; m *= 2)
 		push(&l, (uint32_t)m << nb);
 	return l;
+}
+
+Layout layout_mma_acc(int M, int N, int num_warps)
+{
+	int wm, wn;
+	split_warps(M, N, num_warps, &wm, &wn);
+	return acc_layout(M, N, num_warps, wm, wn);
+}
+
+/*
+ * Every warp along M, as far as M has 16-row tiles (the rest along N), as
+ * Triton's warpsPerTile for chained dots: the result of a dot over [M, N]
+ * then holds each row's N columns in one warp, which is what a later dot
+ * needs of it as its A operand (K = N), and the convert between the two is a
+ * renaming of registers (layout_same_threads).
+ */
+Layout layout_mma_acc_rows(int M, int N, int num_warps)
+{
+	int wm = 1, wn = 1;
+	for (int w = 1; w < num_warps; w *= 2) {
+		if (M / 16 / wm >= 2)
+			wm *= 2;
+		else if (N / 8 / wn >= 2)
+			wn *= 2;
+	}
+	return acc_layout(M, N, num_warps, wm, wn);
 }
 
 Layout layout_mma_a(const Layout *c, int K)
@@ -218,5 +244,6 @@ bool layout_is_mma_acc(const Layout *l, int num_warps)
 	if (l->rank != 2 || l->shape[0] % 16 || l->shape[1] % 8)
 		return false;
 	Layout m = layout_mma_acc(l->shape[0], l->shape[1], num_warps);
-	return layout_eq(l, &m);
+	Layout r = layout_mma_acc_rows(l->shape[0], l->shape[1], num_warps);
+	return layout_eq(l, &m) || layout_eq(l, &r);
 }

@@ -103,6 +103,7 @@ ptxas_all() {
 		matmul.tile matmul -
 		matmul_relu.tile matmul_relu -
 		linear.tile linear -
+		attention.tile attention 4
 	EOF
 	echo
 	echo "ptxas -arch=sm_90 -v (smem: static shared bytes; the launch adds dynamic shared memory):"

@@ -4,8 +4,9 @@
  * expand_dims, broadcast and trans change only how register bits are read
  * (contract: registers map 1:1), so the result shares the source's array.
  *
- * convert_layout goes through the op's shared-memory scratch as a row-major
- * copy of the whole tile:
+ * convert_layout between layouts that hold every element in the same thread
+ * (layout_same_threads) renames registers.  Otherwise it goes through the
+ * op's shared-memory scratch as a row-major copy of the whole tile:
  *
  *     bar.sync 0;  smem[off + flat(src reg r) * eb] = x[r]  (canonical r)
  *     bar.sync 0;  y[r'] = smem[off + flat(dst reg r') * eb]
@@ -110,12 +111,29 @@ void cg_convert_read(Cg *c, ValId v, int32_t offset)
 	read_tile(c, offset, v);
 }
 
+/* res's register r' is src's register holding the same element. */
+static void rename_regs(Cg *c, ValId src, ValId res)
+{
+	const Layout *ls = cg_layout(c, src), *lr = cg_layout(c, res);
+	uint32_t n = 1u << ls->nreg;
+	LLVMValueRef *byidx = NEWN(c->f->arena, LLVMValueRef, (int64_t)type_numel(vtype(c->f, src)));
+	for (uint32_t r = 0; r < n; r++)
+		byidx[cg_reg_index(ls, r)] = c->regs[src][r];
+	LLVMValueRef *out = cg_new_regs(c, res);
+	for (uint32_t r = 0; r < n; r++)
+		out[r] = byidx[cg_reg_index(lr, r)];
+}
+
 void cg_convert_layout(Cg *c, Op *op)
 {
 	ValId src = op->opnds[0], res = op->res[0];
 	ElemKind e = vtype(c->f, res).elem;
 	if (!cg_layout(c, src)) {
 		c->regs[res] = c->regs[src];
+		return;
+	}
+	if (layout_same_threads(cg_layout(c, src), cg_layout(c, res))) {
+		rename_regs(c, src, res);
 		return;
 	}
 	int64_t need = type_numel(vtype(c->f, res)) * elem_bytes(e);

@@ -9,7 +9,10 @@
  * default and reads its operands in dot_a/dot_b of it, or, for f16/bf16
  * inputs that fit mma.sync (layout_mma_ok), in the tensor-core layouts
  * layout_mma_acc / layout_mma_a / layout_mma_b (f32 inputs with allow_tf32:
- * layout_mma_tf32, layout_mma_a_tf32 / layout_mma_b_tf32).  The rest follows
+ * layout_mma_tf32, layout_mma_a_tf32 / layout_mma_b_tf32).  Chained dots
+ * (one's result reaches another's operand, in one block, through pure ops:
+ * attention's Q K^T, softmax, P V) take layout_mma_acc_rows, warps along
+ * M, so P reaches the second dot without crossing shared memory.  The rest follows
  * from three sweeps, in the spirit of Triton's Coalesce and
  * RemoveLayoutConversions but done as dataflow instead of rewriting:
  *
@@ -35,11 +38,15 @@ typedef struct Cvt {
 	ValId to;
 } Cvt;
 
+enum { MAX_CHAINED = 16, CHAIN_BUDGET = 64 };
+
 typedef struct LayoutPass {
 	Func *f;
 	bool changed;
 	Cvt *cvts; /* converts made so far, reused for the same (value, layout) */
 	int ncvts, capcvts;
+	Op *chained[MAX_CHAINED]; /* dots in a chain (see the head of the file) */
+	int nchained;
 } LayoutPass;
 
 static bool is_tensor(Func *f, ValId v)
@@ -84,6 +91,57 @@ static int fallback(LayoutPass *p, ValId v, Loc loc)
 	return blocked(p, vtype(p->f, v), TY_I32, loc);
 }
 
+static bool is_chained(LayoutPass *p, Op *dot)
+{
+	for (int i = 0; i < p->nchained; i++)
+		if (p->chained[i] == dot)
+			return true;
+	return false;
+}
+
+static void add_chained(LayoutPass *p, Op *dot)
+{
+	if (!is_chained(p, dot) && p->nchained < MAX_CHAINED)
+		p->chained[p->nchained++] = dot;
+}
+
+/* The dot v comes from through pure ops of block b, or NULL (at most *budget ops looked at). */
+static Op *dot_behind(Func *f, ValId v, Block *b, int *budget)
+{
+	Op *d = val(f, v)->def;
+	if (!d || d->parent != b || --*budget < 0)
+		return NULL;
+	if (d->code == OP_DOT)
+		return d;
+	if (!op_has(d->code, F_PURE) || d->code == OP_LOAD || d->nblocks || d->nres != 1)
+		return NULL;
+	for (int i = 0; i < d->nopnds; i++) {
+		Op *x = dot_behind(f, d->opnds[i], b, budget);
+		if (x)
+			return x;
+	}
+	return NULL;
+}
+
+static void find_chains(LayoutPass *p, Block *b)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		for (int i = 0; i < op->nblocks; i++)
+			if (op->blocks[i])
+				find_chains(p, op->blocks[i]);
+		if (op->code != OP_DOT)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			int budget = CHAIN_BUDGET;
+			Op *first = dot_behind(p->f, op->opnds[k], b, &budget);
+			if (first) {
+				add_chained(p, first);
+				add_chained(p, op);
+			}
+		}
+	}
+}
+
 /* The layout an anchor op wants for its memory operands / its result, or -1. */
 static int anchor(LayoutPass *p, Op *op)
 {
@@ -95,7 +153,8 @@ static int anchor(LayoutPass *p, Op *op)
 	if (op->code == OP_DOT) {
 		Type t = vtype(f, op->res[0]);
 		if (layout_mma_ok(f, op) || layout_mma_tf32(f, op)) {
-			Layout l = layout_mma_acc(t.shape[0], t.shape[1], f->num_warps);
+			Layout l = is_chained(p, op) ? layout_mma_acc_rows(t.shape[0], t.shape[1], f->num_warps)
+			                             : layout_mma_acc(t.shape[0], t.shape[1], f->num_warps);
 			return layout_add(f, &l);
 		}
 		return blocked(p, t, t.elem, op->loc);
@@ -410,6 +469,7 @@ static void fix_block(LayoutPass *p, Block *b)
 void pass_layout(Func *f)
 {
 	LayoutPass p = {.f = f};
+	find_chains(&p, f->entry);
 	do {
 		p.changed = false;
 		forward_block(&p, f->entry);

@@ -53,7 +53,9 @@ static int warps_in_axis(const Layout *l, int axis)
 
 /*
  * Bytes of scratch op needs.
- * CONVERT_LAYOUT: the whole tile, numel x element bytes (pointers 8).
+ * CONVERT_LAYOUT: the whole tile, numel x element bytes (pointers 8); none
+ * when the two layouts put every element in the same thread (codegen then
+ * renames registers).
  * A reduction with w > 0 warp columns in the reduced axis (else shuffles
  * finish it in registers): one slot per (warp along the axis, result
  * element), 2^w x result numel (1 for a scalar) x slot, where the slot is
@@ -70,6 +72,10 @@ static int64_t scratch_bytes(Func *f, Op *op)
 	}
 	if (op->code == OP_CONVERT_LAYOUT) {
 		Type t = vtype(f, op->res[0]);
+		Value *src = val(f, op->opnds[0]), *res = val(f, op->res[0]);
+		if (src->layout >= 0 && res->layout >= 0 &&
+		    layout_same_threads(&f->layouts[src->layout], &f->layouts[res->layout]))
+			return 0;
 		return type_numel(t) * elem_bytes(t.elem);
 	}
 	if (!op_has(op->code, F_REDUCE))

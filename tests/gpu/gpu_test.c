@@ -706,6 +706,54 @@ static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm
 	free(a), free(b), free(cm), free(want), free(bias);
 }
 
+/* attention.tile: softmax(Q K^T / sqrt(D)) V per (batch * head), grid (cdiv(n, BM), bh). */
+static void case_attention(int bh, int n, int D, int bm, int bn, int warps)
+{
+	Case c;
+	start(&c, "attention bh=%d n=%d D=%d BM=%d BN=%d warps=%d", bh, n, D, bm, bn, warps);
+	size_t len = (size_t)bh * n * D;
+	uint16_t *q = xmalloc(2 * len), *k = xmalloc(2 * len), *v = xmalloc(2 * len), *o = xmalloc(2 * len);
+	double *want = xmalloc(8 * len), *s = xmalloc(8 * (size_t)n);
+	fill_f16(q, len, -2, 2);
+	fill_f16(k, len, -2, 2);
+	fill_f16(v, len, -1, 1);
+	float scale = (float)(1.0 / sqrt((double)D));
+	for (int h = 0; h < bh; h++)
+		for (int i = 0; i < n; i++) {
+			size_t base = (size_t)h * n * D;
+			double m = -INFINITY, l = 0;
+			for (int j = 0; j < n; j++) {
+				double x = 0;
+				for (int d = 0; d < D; d++)
+					x += (double)half_to_f32(q[base + (size_t)i * D + d]) * half_to_f32(k[base + (size_t)j * D + d]);
+				s[j] = x * scale;
+				m = s[j] > m ? s[j] : m;
+			}
+			for (int j = 0; j < n; j++)
+				l += s[j] = exp(s[j] - m);
+			for (int d = 0; d < D; d++) {
+				double acc = 0;
+				for (int j = 0; j < n; j++)
+					acc += s[j] * half_to_f32(v[base + (size_t)j * D + d]);
+				want[base + (size_t)i * D + d] = acc / l;
+			}
+		}
+	Buf bufs[] = {{o, 2 * len, OUT}, {q, 2 * len, IN}, {k, 2 * len, IN}, {v, 2 * len, IN}};
+	Launch l = {.file = "attention.tile", .kernel = "attention", .defs = {{"BM", bm}, {"BN", bn}, {"D", D}},
+	            .ndefs = 3, .num_warps = warps, .grid = (unsigned)((n + bm - 1) / bm), .grid_y = (unsigned)bh,
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), AI32(n), AF32(scale), AI32(n * D), AI32(D)},
+	            .nargs = 8, .bufs = bufs, .nbufs = 4};
+	void *ir[16];
+	if (run_both(&c, &l, len <= 100000, ir)) {
+		compare(&c, "o", o, F16, want, len, F16_RTOL, F16_ATOL);
+		if (ir[0])
+			agree(&c, "o", o, ir[0], F16, len, F16_RTOL, F16_ATOL);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 4);
+	free(q), free(k), free(v), free(o), free(want), free(s);
+}
+
 /* batched_matmul.tile on a 3-D grid: Z products of f16 matrices. */
 static void case_batched_matmul(int Z, int M, int N, int K)
 {
@@ -1045,6 +1093,9 @@ static void run_all(void)
 	case_matmul("linear", 100, 70, 50, false, 128, 128, 32, 0);
 	case_matmul("linear", 256, 192, 96, true, 128, 256, 32, 8);
 	case_batched_matmul(3, 100, 70, 50);
+	case_attention(2, 100, 64, 64, 64, 4);
+	case_attention(3, 256, 64, 128, 64, 8);
+	case_attention(1, 77, 32, 64, 32, 4);
 	case_matmul_f32(100, 70, 50, 0);
 	case_matmul_f32(128, 64, 64, 1);
 }

@@ -140,9 +140,14 @@ static bool acc_matches(const Layout *lc, uint32_t w, const int32_t *rc, int nc,
 	return ok;
 }
 
-static bool run_product(int M, int N, int K, int nw)
+static Layout acc_of(int M, int N, int nw, bool rows)
 {
-	Layout lc = layout_mma_acc(M, N, nw), la = layout_mma_a(&lc, K), lb = layout_mma_b(&lc, K);
+	return rows ? layout_mma_acc_rows(M, N, nw) : layout_mma_acc(M, N, nw);
+}
+
+static bool run_product(int M, int N, int K, int nw, bool rows)
+{
+	Layout lc = acc_of(M, N, nw, rows), la = layout_mma_a(&lc, K), lb = layout_mma_b(&lc, K);
 	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)N);
 	int32_t *Am = malloc(sizeof(int32_t) * (size_t)(M * K)), *Bm = malloc(sizeof(int32_t) * (size_t)(K * N));
 	for (int i = 0; i < M * K; i++)
@@ -350,14 +355,14 @@ static bool writes_whole_chunks(const Layout *l, int nw)
 	return true;
 }
 
-static void test_config(int M, int N, int K, int nw)
+static void test_config(int M, int N, int K, int nw, bool rows)
 {
-	Layout lc = layout_mma_acc(M, N, nw), la = layout_mma_a(&lc, K), lb = layout_mma_b(&lc, K);
+	Layout lc = acc_of(M, N, nw, rows), la = layout_mma_a(&lc, K), lb = layout_mma_b(&lc, K);
 	check(covers_once(&lc), "accumulator covers once", M, N, K, nw);
 	check(covers_once(&la), "A covers once", M, N, K, nw);
 	check(covers_once(&lb), "B covers once", M, N, K, nw);
 	check(layout_is_mma_acc(&lc, nw), "layout_is_mma_acc", M, N, K, nw);
-	check(run_product(M, N, K, nw), "simulated mma product", M, N, K, nw);
+	check(run_product(M, N, K, nw, rows), "simulated mma product", M, N, K, nw);
 	bool cf = true;
 	check(run_ldmatrix(&la, false, nw, &cf), "ldmatrix A", M, N, K, nw);
 	check(cf, "ldmatrix A without bank conflicts", M, N, K, nw);
@@ -370,6 +375,33 @@ static void test_config(int M, int N, int K, int nw)
 	Layout ba = layout_blocked(2, sa, nw, 8), bb = layout_blocked(2, sb, nw, 8);
 	check(writes_whole_chunks(&ba, nw), "A writes whole chunks", M, N, K, nw);
 	check(writes_whole_chunks(&bb, nw), "B writes whole chunks", M, N, K, nw);
+}
+
+/*
+ * Chained dots (attention): with the warps along M, a dot's [M, N]
+ * accumulator is already the A operand of a dot with K = N (no convert at
+ * all); with warps on N too, the A operand needs other threads' elements.
+ * layout_same_threads: the register order may differ, nothing else.
+ */
+static void test_chained(void)
+{
+	Layout r = layout_mma_acc_rows(128, 64, 8), ra = layout_mma_a(&r, 64);
+	check(layout_eq(&r, &ra), "rows accumulator is the A operand of K = N", 128, 64, 64, 8);
+	Layout s = layout_mma_acc(128, 64, 8), sa = layout_mma_a(&s, 64);
+	check(!layout_same_threads(&s, &sa), "split accumulator is not the A operand", 128, 64, 64, 8);
+	check(layout_is_mma_acc(&r, 8) && layout_is_mma_acc(&s, 8), "both are accumulators", 128, 64, 0, 8);
+	Layout p = r;
+	p.reg[1] = r.reg[2], p.reg[2] = r.reg[1];
+	check(layout_same_threads(&r, &p) && !layout_eq(&r, &p), "permuted registers: same threads", 128, 64, 0, 8);
+	p.lane[0] = r.lane[1], p.lane[1] = r.lane[0];
+	check(!layout_same_threads(&r, &p), "permuted lanes: other threads", 128, 64, 0, 8);
+	int32_t sh[2] = {128, 64};
+	Layout b = layout_blocked(2, sh, 8, 8);
+	check(!layout_same_threads(&r, &b), "blocked is not the accumulator", 128, 64, 0, 8);
+	int wm = 0;
+	for (int i = 0; i < r.nwarp; i++)
+		wm += r.warp[i] >= 64;
+	check(wm == 3, "all 8 warps along M", 128, 64, 0, 8);
 }
 
 /* 128x128 on 8 warps: warps [4, 2] as Triton's warpsPerTileV2. */
@@ -392,8 +424,11 @@ int main(void)
 		{128, 128, 32, 8}, {128, 128, 64, 4}, {64, 64, 32, 4}, {16, 16, 16, 1}, {32, 16, 64, 4},
 		{128, 64, 16, 8}, {16, 128, 32, 8}, {64, 256, 32, 8}, {16, 16, 16, 8}, {256, 128, 32, 8},
 	};
-	for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++)
-		test_config(cfg[i][0], cfg[i][1], cfg[i][2], cfg[i][3]);
+	for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+		test_config(cfg[i][0], cfg[i][1], cfg[i][2], cfg[i][3], false);
+		test_config(cfg[i][0], cfg[i][1], cfg[i][2], cfg[i][3], true);
+	}
+	test_chained();
 	static const int cfg32[][4] = {
 		{64, 64, 16, 4}, {16, 8, 8, 1}, {128, 64, 32, 8}, {32, 64, 8, 4}, {128, 128, 16, 8}, {16, 16, 8, 8},
 	};
