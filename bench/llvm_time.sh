@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# llvm_time.sh: tilec's codegen time (LLVM passes + backend) with its own
+# llvm_time.sh: tilec's codegen time (`--time`'s codegen: building and
+# verifying the LLVM module, the passes, the backend) with its own
 # pass list and with default<O3> (TILEC_LLVM_REFERENCE=1), interleaved, REPS
 # runs each, minimum and median in ms, per kernel.  TILEC=path/to/tilec
 # (default build-bundle/bundle/tilec, else build/tilec).  Any machine.

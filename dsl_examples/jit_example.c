@@ -60,7 +60,7 @@ int main(void)
 		return 1;
 	srand(1);
 	for (size_t i = 0; i < (size_t)ROWS * N; i++)
-		in[i] = 8.0f * rand() / RAND_MAX - 4.0f;
+		in[i] = 8.0f * (float)rand() / (float)RAND_MAX - 4.0f;
 
 	/* A context on device 0; on failure it holds the reason. */
 	TRY(tilec_context_create(0, &ctx));

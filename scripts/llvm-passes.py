@@ -4,10 +4,12 @@
 For every kernel of dsl_examples/ (with the benchmark's configurations) and of
 the .tile files under tests/ (default constexprs; files that do not compile
 are skipped), compile it twice to PTX, once as tilec does and once with
-TILEC_LLVM_REFERENCE=1 (default<O3>, backend at Aggressive), assemble both
-with ptxas -O3 for each --arch, and compare the kernels' machine code (the
-cubin's .text sections) byte for byte.  Prints one line per kernel that
-differs and a summary with the LLVM time of both; exit 1 if any differs.
+TILEC_LLVM_REFERENCE=1 (default<O3>, backend at Aggressive); where the two
+PTX texts differ, assemble both with ptxas -O3 for each --arch and compare
+the kernels' machine code (the cubin's .text sections) byte for byte.  A
+kernel that compiles one way and not the other differs too.  Prints one
+line per kernel that differs and a summary with the LLVM time of both; exit
+1 if any differs.
 
     scripts/llvm-passes.py [--tilec build/tilec] [--arch sm_90,sm_80] [--only REGEX]
 """
@@ -89,39 +91,53 @@ def main():
         cases = [c for c in cases if re.search(args.only, f"{c[0]} {c[1]}")]
     tmp = tempfile.mkdtemp(prefix="llvm-passes-")
     same = differ = skipped = 0
+    norm = lambda s: re.sub(r"//.*", "", s)  # noqa: E731  (comments name the tool's version)
     t_new = t_ref = 0.0
     for arch in args.arch.split(","):
         for f, k, extra in cases:
             name = f"{os.path.relpath(f, ROOT)}:{k}{' ' + ' '.join(extra) if extra else ''} [{arch}]"
-            texts, ok = [], True
+            ptxs, texts, fail = [], [], []
             for mode in ("0", "1"):
-                ptx, cubin = os.path.join(tmp, f"k{mode}.ptx"), os.path.join(tmp, f"k{mode}.cubin")
+                ptx = os.path.join(tmp, f"k{mode}.ptx")
                 env = dict(os.environ, TILEC_LLVM_REFERENCE=mode, TILEC_TIME_LLVM="1")
                 r = subprocess.run([args.tilec, f, "--kernel", k, "--arch", arch, "-w", "-o", ptx] + extra,
                                    env=env, capture_output=True, text=True)
                 if r.returncode != 0:
-                    ok = False
-                    break
+                    fail.append(mode)
+                    ptxs.append(None)
+                    continue
                 m = re.search(r"opt ([\d.]+) emit ([\d.]+) ms", r.stderr)
                 ms = float(m.group(1)) + float(m.group(2)) if m else 0.0
                 if mode == "0":
                     t_new += ms
                 else:
                     t_ref += ms
+                with open(ptx) as fh:
+                    ptxs.append(norm(fh.read()))
+            if len(fail) == 2:
+                skipped += 1
+                continue
+            if fail:
+                differ += 1
+                print(f"DIFFERS {name}: compiles only {'with' if fail == ['0'] else 'without'} TILEC_LLVM_REFERENCE")
+                continue
+            if ptxs[0] == ptxs[1]:
+                same += 1
+                continue
+            for mode in ("0", "1"):
+                ptx, cubin = os.path.join(tmp, f"k{mode}.ptx"), os.path.join(tmp, f"k{mode}.cubin")
                 r = subprocess.run([ptxas, f"-arch={arch}", "-O3", ptx, "-o", cubin], capture_output=True, text=True)
                 if r.returncode != 0:
                     print(f"ptxas failed ({'reference' if mode == '1' else 'tilec'}): {name}: {r.stderr.strip()[:200]}")
-                    ok = False
-                    break
+                    fail.append(mode)
+                    continue
                 texts.append(cubin_text(cubin))
-            if not ok:
-                skipped += 1
-                continue
-            if texts[0] == texts[1]:
-                same += 1
-            else:
+            if fail or texts[0] != texts[1]:
                 differ += 1
-                print(f"DIFFERS {name}: SASS {len(texts[1])} bytes with default<O3>, {len(texts[0])} with tilec's passes")
+                what = "ptxas failed" if fail else f"SASS {len(texts[1])} bytes with default<O3>, {len(texts[0])} with tilec's passes"
+                print(f"DIFFERS {name}: {what}")
+            else:
+                same += 1
     shutil.rmtree(tmp, ignore_errors=True)
     print(f"llvm-passes: {same} kernels the same SASS, {differ} differ, {skipped} did not compile "
           f"(LLVM passes + backend: {t_new:.0f} ms tilec's, {t_ref:.0f} ms default<O3>)")

@@ -3,7 +3,9 @@
  * machine, and what an in-process PTX compiler would save.  For one PTX file:
  *
  *   driver   cuModuleLoadDataEx on the PTX (the driver compiles it; run with
- *            CUDA_CACHE_DISABLE=1 so nothing is reused), as tilec's runtime does
+ *            CUDA_CACHE_DISABLE=1 so nothing is reused), as tilec's runtime
+ *            does, at the driver's default optimisation level whatever
+ *            OPT_LEVEL says (that applies to the two below)
  *   nvptxc   nvPTXCompilerCompile (libnvptxcompiler_static.a from the CUDA
  *            toolkit) to a cubin, then cuModuleLoadDataEx on the cubin
  *   jitlink  the same through nvJitLink (libnvJitLink.so, PTX input)

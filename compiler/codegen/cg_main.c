@@ -53,8 +53,8 @@ static void on_fatal(const char *reason)
  * sm_90 and sm_80): ptxas redoes much of what they do.  The backend runs at
  * CodeGenLevelLess instead of Aggressive, also with the same machine code.
  * The script checks that this still holds (lit: codegen/llvm-passes.tile);
- * it failed on a list without slp-vectorizer (f16x2 pairs), loop-unroll or
- * the late simplifycfg.  On the matmul these passes take 60% of the time of
+ * it failed on lists without slp-vectorizer (f16x2 pairs), loop-unroll,
+ * the late simplifycfg or the instcombine after loop-unroll.  On the matmul these passes take 60% of the time of
  * default<O3>.  TILEC_LLVM_REFERENCE=1 brings back default<O3> and
  * Aggressive; TILEC_LLVM_PASSES replaces the list (for trying others).
  */
@@ -69,7 +69,7 @@ static const char llvm_passes[] =
 	IC ",gvn<>,correlated-propagation,infer-alignment," IC ","
 	"simplifycfg<bonus-inst-threshold=1;forward-switch-cond;switch-range-to-icmp;switch-to-lookup;"
 	"no-keep-loops;hoist-common-insts;sink-common-insts;speculate-blocks;simplify-cond-branch>,"
-	"slp-vectorizer,vector-combine," IC ",loop-unroll<O3>,div-rem-pairs)";
+	"slp-vectorizer,vector-combine," IC ",loop-unroll<O3>," IC ",div-rem-pairs)";
 #undef IC
 
 static bool llvm_reference;
@@ -80,6 +80,8 @@ static void init_llvm(void)
 	const char *e = getenv("TILEC_LLVM_REFERENCE");
 	llvm_reference = e && *e && strcmp(e, "0") != 0;
 	llvm_passes_env = getenv("TILEC_LLVM_PASSES");
+	if (llvm_passes_env && !*llvm_passes_env)
+		llvm_passes_env = NULL;
 	LLVMInitializeNVPTXTargetInfo();
 	LLVMInitializeNVPTXTarget();
 	LLVMInitializeNVPTXTargetMC();
@@ -618,6 +620,13 @@ static void optimise(Cg *c, LLVMTargetMachineRef tm)
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
 	const char *passes = llvm_reference ? "default<O3>" : llvm_passes_env ? llvm_passes_env : llvm_passes;
 	LLVMErrorRef err = LLVMRunPasses(c->mod, passes, tm, po);
+	if (err && passes == llvm_passes_env) {
+		/* a pipeline given for trying: say why it failed, then use tilec's own */
+		char *m = LLVMGetErrorMessage(err);
+		fprintf(stderr, "tilec: TILEC_LLVM_PASSES ignored: %s\n", m);
+		LLVMDisposeErrorMessage(m);
+		err = LLVMRunPasses(c->mod, llvm_passes, tm, po);
+	}
 	LLVMDisposePassBuilderOptions(po);
 	if (err) {
 		char *m = LLVMGetErrorMessage(err);

@@ -65,9 +65,9 @@ bool cg_is_mma(Cg *c, Op *op)
 	return is_a_of(la, lc, K) && is_b_of(lb, lc, K);
 }
 
-static Frag frag_of(Cg *c, ValId v)
+/* v's fragments, in layout l (v's own, or a transposed view of it: same registers). */
+static Frag frag_in(Cg *c, ValId v, const Layout *l)
 {
-	const Layout *l = cg_layout(c, v);
 	int rb = ilog2((uint64_t)l->shape[1]);
 	Frag o = {v, l, rb, -1, NULL, NULL, NULL, rb, 0};
 	int64_t n = (int64_t)l->shape[0] * l->shape[1];
@@ -76,6 +76,11 @@ static Frag frag_of(Cg *c, ValId v)
 		o.reg_of[cg_reg_index(l, r)] = (int32_t)r;
 	o.words = NEWN(c->f->arena, LLVMValueRef, (1u << l->nreg) / 2);
 	return o;
+}
+
+static Frag frag_of(Cg *c, ValId v)
+{
+	return frag_in(c, v, cg_layout(c, v));
 }
 
 /* ---- shared memory: swizzled tile ---- */
@@ -269,6 +274,36 @@ static void load_b(Cg *c, Frag *o)
 }
 
 /*
+ * B stored transposed, [N, K] with K contiguous (a pipelined trans(load)),
+ * o in the transposed view: plain ldmatrix.x4 for two 16x8 B tiles t0, t1
+ * (x2 for a last odd one), each tile's 8 n-rows twice, at k and k + 8.
+ * Lanes 0-7 address rows 0-7 of t0 at k, 8-15 the same at k + 8, 16-31 the
+ * same of t1; thread t gets (n t/4, k 2(t%4) + e) of each: B's fragment.
+ */
+static void load_bt(Cg *c, Frag *o)
+{
+	int kb = o->rowbits;
+	LLVMValueRef base = warp_origin(c, o->l);
+	LLVMValueRef row = i32op(c, LLVMShl, i32op(c, LLVMAnd, c->lane, 7), kb);
+	LLVMValueRef k8 = i32op(c, LLVMAnd, c->lane, 8);
+	base = LLVMBuildOr(c->b, base, LLVMBuildOr(c->b, row, k8, ""), "");
+	LLVMValueRef hi = LLVMBuildICmp(c->b, LLVMIntUGE, c->lane, cg_i32c(c, 16), "");
+	uint32_t ntiles = (1u << o->l->nreg) / 4;
+	for (uint32_t t = 0; t < ntiles; t += 2) {
+		uint32_t o0 = cg_reg_index(o->l, t * 4);
+		bool two = t + 1 < ntiles;
+		uint32_t o1 = two ? cg_reg_index(o->l, (t + 1) * 4) : o0;
+		LLVMValueRef w[4];
+		LLVMValueRef ptr = tile_ptr(c, o, base, warp_bits(o->l) | 7u << kb | 8, o0, o1, hi);
+		ldmatrix(c, two ? NV_LDMATRIX_X4 : NV_LDMATRIX_X2, ptr, w, two ? 4 : 2);
+		for (int j = 0; j < 2; j++)
+			o->words[pair_of(o, o0, 8u * (uint32_t)j)] = w[j];
+		for (int j = 0; two && j < 2; j++)
+			o->words[pair_of(o, o1, 8u * (uint32_t)j)] = w[2 + j];
+	}
+}
+
+/*
  * Operands in registers: each pair (r, r|1) packed into one b32 word, as
  * lo | hi << 16 on the bits, which InstCombine folds back into the word
  * when the pair came from unpack_word (through loop phis too).
@@ -298,17 +333,27 @@ static void unpack_word(Cg *c, LLVMValueRef w, LLVMTypeRef et, LLVMValueRef *r)
  * as two registers each, which pack_regs packs again for the mma (LLVM
  * folds the round trip).  A's register 0 runs along K (column 1), B's
  * along its rows.  A local_load narrower than the ring's tile reads the
- * k-slice starting at its iattr[0].
+ * k-slice starting at its iattr[0].  With iattr[1] the slot holds B
+ * transposed, [N, K] with K contiguous: B is read through its transposed
+ * view, whose register 0 runs along K as A's does, with plain ldmatrix
+ * (same registers, so the words land where B's own view expects them).
  */
 void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn)
 {
-	Frag o = frag_of(c, v);
 	Op *ll = val(c->f, v)->def;
+	Layout *lt = NULL;
+	if (ll->iattr[1]) {
+		lt = NEW(c->f->arena, Layout);
+		*lt = layout_trans(cg_layout(c, v));
+	}
+	Frag o = lt ? frag_in(c, v, lt) : frag_of(c, v);
 	o.off = off;
 	o.dyn = dyn;
 	o.tilebits = ilog2((uint64_t)vtype(c->f, ll->opnds[0]).shape[1]);
 	o.k0 = (uint32_t)ll->iattr[0];
-	if (o.l->reg[0] == 1)
+	if (lt)
+		load_bt(c, &o);
+	else if (o.l->reg[0] == 1)
 		load_a(c, &o);
 	else
 		load_b(c, &o);

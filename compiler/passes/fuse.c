@@ -7,8 +7,9 @@
  * CONVERT_LAYOUT left changes the layout (source and target differ), its
  * source is not itself a convert, and its source chain cannot be recomputed
  * in the target layout from scalars, values already in it, and at most one
- * smaller converted value: the chain reaches a load, a dot, a reduction or
- * a block argument of the same size, or exceeds the budget below.
+ * smaller converted value: the chain reaches a load that may not be read
+ * again (below), a dot, a reduction or a block argument of the same size,
+ * or exceeds the budget below.
  *
  * How (Triton's RemoveLayoutConversions, backward rematerialisation): for
  * each convert in program order,
@@ -25,11 +26,13 @@
  *     hoistConvertOnTopOfExtOrBroadcast), e.g. an f16 load widened to f32
  *     crosses shared memory as f16.  The leaf's convert is fused in turn.
  * A load counts as cheap, and is read again in the wanted layout, when its
- * tile has no more elements than the program has threads (each thread then
- * reads at most a few elements in any layout; Triton's rule for loads) and
- * nothing between it and the convert, in the convert's block, writes
- * memory: a GEMM epilogue's bias vector is read straight into the MMA
- * layout's columns instead of crossing shared memory.
+ * tile has no more elements than the program has threads (so reading it in
+ * any layout costs each thread little), nothing between it and the
+ * convert, in the convert's block, writes memory, and the convert does not
+ * feed a dot (dot operands go through shared memory, where the pipeliner
+ * wants them): a GEMM epilogue's bias vector is read straight into the MMA
+ * layout's columns instead of crossing shared memory.  When its address
+ * cannot be recomputed, the load itself may be the converted leaf.
  * The originals stay for their other users; DCE removes the dead ones.
  */
 #include "compile.h"
@@ -50,6 +53,7 @@ typedef struct Leaf {
 typedef struct Fuse {
 	Func *f;
 	Op *at;         /* the convert being removed: clones go before it */
+	ValId leaf;     /* the value can_remat chose to convert, or 0 */
 	Clone *memo;    /* clones made for this convert */
 	int nmemo, capmemo;
 	Op *leaf_cvt;   /* the convert made for the leaf, if any */
@@ -60,11 +64,20 @@ static int lay(Func *f, ValId v)
 	return val(f, v)->layout;
 }
 
+/* The convert's result is an operand of a dot later in its block. */
+static bool feeds_dot(Op *cvt)
+{
+	for (Op *o = cvt->next; o; o = o->next)
+		if (o->code == OP_DOT && (o->opnds[0] == cvt->res[0] || o->opnds[1] == cvt->res[0]))
+			return true;
+	return false;
+}
+
 /* d is a load that may be read again at `at` (see the head of the file). */
 static bool cheap_load(Func *f, Op *d, Op *at)
 {
 	if (d->code != OP_LOAD || d->parent != at->parent ||
-	    type_numel(vtype(f, d->res[0])) > (int64_t)f->num_warps * 32)
+	    type_numel(vtype(f, d->res[0])) > (int64_t)f->num_warps * 32 || feeds_dot(at))
 		return false;
 	for (Op *o = d->next; o; o = o->next) {
 		if (o == at)
@@ -120,12 +133,16 @@ static bool can_remat(Func *f, Op *at, ValId v, int L, int *budget, Leaf *leaf)
 		return true;
 	Op *d = val(f, v)->def;
 	if (d && d->nres == 1 && (cheap_op(d->code) || cheap_load(f, d, at))) {
-		if (--*budget < 0)
-			return false;
-		for (int i = 0; i < d->nopnds; i++)
-			if (!can_remat(f, at, d->opnds[i], operand_layout(f, d, i, L), budget, leaf))
-				return false;
-		return true;
+		/* a load is read again only with its whole address recomputed, no
+		 * leaf under it: else the load itself may be the leaf */
+		bool load = d->code == OP_LOAD;
+		int b0 = *budget;
+		bool ok = --*budget >= 0;
+		for (int i = 0; ok && i < d->nopnds; i++)
+			ok = can_remat(f, at, d->opnds[i], operand_layout(f, d, i, L), budget, load ? NULL : leaf);
+		if (ok || !load)
+			return ok;
+		*budget = b0;
 	}
 	if (!leaf || (leaf->v && (leaf->v != v || leaf->layout != L)))
 		return false;
@@ -162,7 +179,7 @@ static ValId remat(Fuse *z, ValId v, int L)
 		if (z->memo[i].from == v && z->memo[i].layout == L)
 			return z->memo[i].to;
 	Op *d = val(f, v)->def;
-	if (!d || d->nres != 1 || !(cheap_op(d->code) || cheap_load(f, d, z->at))) {
+	if (!d || d->nres != 1 || v == z->leaf || !(cheap_op(d->code) || cheap_load(f, d, z->at))) {
 		z->leaf_cvt = new_before(z, OP_CONVERT_LAYOUT, &v, 1, v, L, z->at->loc);
 		return memo_add(z, v, L, z->leaf_cvt->res[0]);
 	}
@@ -205,7 +222,7 @@ static void fuse_convert(Func *f, Op *cvt)
 		if (!can_remat(f, cvt, x, L, &budget, &leaf) || tile_bytes(f, leaf.v) >= tile_bytes(f, x))
 			return;
 	}
-	Fuse z = {.f = f, .at = cvt};
+	Fuse z = {.f = f, .at = cvt, .leaf = leaf.v};
 	ValId y = remat(&z, x, L);
 	ir_replace_uses(f, cvt->res[0], y);
 	ir_remove(cvt);

@@ -41,6 +41,7 @@
 
 typedef struct Load {
 	Op *load, *cvt;
+	bool trans;         /* cvt's source is trans(load): B read from an [N, K] tile */
 	ValId ring, ll;     /* the ring; the local_load that replaced cvt */
 } Load;
 
@@ -106,7 +107,12 @@ static Op *def_in(Pipe *p, ValId v)
 	return d && d->parent == p->body ? d : NULL;
 }
 
-/* Operand k of an mma dot: a convert of a load in the body, each used once. */
+/*
+ * Operand k of an mma dot: a convert of a load in the body, each used once;
+ * or, for B, a convert of trans(load) (K^T in attention, a weight stored
+ * [N, K]): the ring then holds the [N, K] tile with K contiguous, and its
+ * local_load (iattr[1] = 1) reads B with plain ldmatrix, as A is read.
+ */
 static void try_operand(Pipe *p, Op *dot, int k)
 {
 	Func *f = p->f;
@@ -114,6 +120,11 @@ static void try_operand(Pipe *p, Op *dot, int k)
 	if (!cvt || cvt->code != OP_CONVERT_LAYOUT || val(f, cvt->res[0])->nuses != 1)
 		return;
 	Op *ld = def_in(p, cvt->opnds[0]);
+	bool trans = false;
+	if (k == 1 && ld && ld->code == OP_TRANS && val(f, ld->res[0])->nuses == 1) {
+		trans = true;
+		ld = def_in(p, ld->opnds[0]);
+	}
 	if (!ld || ld->code != OP_LOAD || val(f, ld->res[0])->nuses != 1 || !copyable(f, ld))
 		return;
 	const Layout *lc = &f->layouts[val(f, dot->res[0])->layout];
@@ -122,7 +133,7 @@ static void try_operand(Pipe *p, Op *dot, int k)
 	if (!layout_eq(&f->layouts[val(f, cvt->res[0])->layout], &want))
 		return;
 	if (p->nloads < (int)(sizeof p->loads / sizeof p->loads[0]))
-		p->loads[p->nloads++] = (Load){ld, cvt, 0, 0};
+		p->loads[p->nloads++] = (Load){ld, cvt, trans, 0, 0};
 }
 
 static void find_loads(Pipe *p)
@@ -377,6 +388,7 @@ static void rewrite(Pipe *p, int S)
 		ValId o[2] = {p->loads[i].ring, rd};
 		b.loc = cvt->loc;
 		ValId ll = b_op1(&b, OP_LOCAL_LOAD, vtype(f, cvt->res[0]), o, 2);
+		val(f, ll)->def->iattr[1] = p->loads[i].trans;
 		val(f, ll)->layout = val(f, cvt->res[0])->layout;
 		val(f, ll)->name = val(f, cvt->res[0])->name;
 		ir_replace_uses(f, cvt->res[0], ll);
@@ -413,6 +425,7 @@ static ValId slice_load(Builder *b, Op *ll, int opnd, ValId slot, int k0, int la
 	ValId o[2] = {ll->opnds[0], slot};
 	ValId r = b_op1(b, OP_LOCAL_LOAD, t, o, 2);
 	val(f, r)->def->iattr[0] = k0;
+	val(f, r)->def->iattr[1] = ll->iattr[1];
 	val(f, r)->layout = layout;
 	val(f, r)->name = val(f, ll->res[0])->name;
 	return r;

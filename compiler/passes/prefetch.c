@@ -25,7 +25,7 @@
  *
  * Loops that store or do atomics are skipped (no alias analysis to show the
  * early load reads what the late one would).  Loads that feed a dot
- * (directly or through casts) belong to the tensor-core pipeliner; tiles over MAX_PER_THREAD elements per thread would cost
+ * (directly or through casts and transposes) belong to the tensor-core pipeliner; tiles over MAX_PER_THREAD elements per thread would cost
  * too many registers; num_stages < 2 turns the pass off.
  */
 #include "ir.h"
@@ -90,7 +90,7 @@ static void find_dot_use(Func *f, Op *op, void *ctx)
 			continue;
 		if (op->code == OP_DOT)
 			d->found = true;
-		else if (op->code == OP_CAST || op->code == OP_CONVERT_LAYOUT)
+		else if (op->code == OP_CAST || op->code == OP_CONVERT_LAYOUT || op->code == OP_TRANS)
 			d->reach[op->res[0]] = 1;
 	}
 }

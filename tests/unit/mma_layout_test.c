@@ -355,6 +355,45 @@ static bool writes_whole_chunks(const Layout *l, int nw)
 	return true;
 }
 
+/*
+ * cg_mma.c's load_bt on l = the transposed view of a B layout, the tile
+ * stored [N, K] (swizzled, K contiguous): plain ldmatrix.x4 over two 16x8 B
+ * tiles (x2 for a last odd one), lanes 0-7 rows of t0 at k, 8-15 at k + 8,
+ * 16-31 the same of t1.  Every half lands in the register holding its
+ * element; *conflict_free as run_ldmatrix.
+ */
+static bool run_ldmatrix_bt(const Layout *l, int nw, bool *conflict_free)
+{
+	int kb = ilog2((uint64_t)l->shape[1]);
+	int64_t n = (int64_t)l->shape[0] * l->shape[1];
+	uint16_t *smem = calloc((size_t)n, 2);
+	for (uint32_t x = 0; x < n; x++)
+		smem[swizzle(x, kb) / 2] = (uint16_t)(x * 2654435761u >> 16);
+	int32_t *reg_of = reg_table(l);
+	bool ok = true;
+	uint32_t ntiles = (1u << l->nreg) / 4;
+	for (uint32_t w = 0; w < (uint32_t)nw; w++)
+		for (uint32_t t0 = 0; t0 < ntiles; t0 += 2) {
+			bool two = t0 + 1 < ntiles;
+			uint32_t o[2] = {reg_index(l, t0 * 4), reg_index(l, two ? (t0 + 1) * 4 : t0 * 4)}, addr[32];
+			int lanes = two ? 32 : 16;
+			for (int ln = 0; ln < lanes; ln++)
+				addr[ln] = swizzle(warp_origin(l, w) ^ o[ln >= 16] ^ ((uint32_t)(ln & 7) << kb | (uint32_t)(ln & 8)),
+				                   kb);
+			*conflict_free &= no_conflict(addr, lanes);
+			for (uint32_t t = 0; t < 32; t++)
+				for (int j = 0; j < lanes / 8; j++)
+					for (int e = 0; e < 2; e++) {
+						uint16_t got = smem[(addr[8 * j + t / 4] + (2 * (t % 4) + (uint32_t)e) * 2) / 2];
+						uint32_t reg = (uint32_t)reg_of[o[j >> 1] ^ (8u * (uint32_t)(j & 1))] | (uint32_t)e;
+						ok &= got == (uint16_t)(layout_apply(l, reg, t, w) * 2654435761u >> 16);
+					}
+		}
+	free(smem);
+	free(reg_of);
+	return ok;
+}
+
 static void test_config(int M, int N, int K, int nw, bool rows)
 {
 	Layout lc = acc_of(M, N, nw, rows), la = layout_mma_a(&lc, K), lb = layout_mma_b(&lc, K);
@@ -371,6 +410,10 @@ static void test_config(int M, int N, int K, int nw, bool rows)
 		check(run_ldmatrix(&lb, true, nw, &cf), "ldmatrix.trans B", M, N, K, nw);
 		check(cf, "ldmatrix B without bank conflicts", M, N, K, nw);
 	}
+	Layout lbt = layout_trans(&lb);
+	cf = true;
+	check(run_ldmatrix_bt(&lbt, nw, &cf), "ldmatrix B from a transposed [N, K] tile", M, N, K, nw);
+	check(cf, "ldmatrix B from [N, K] without bank conflicts", M, N, K, nw);
 	int32_t sa[2] = {M, K}, sb[2] = {K, N};
 	Layout ba = layout_blocked(2, sa, nw, 8), bb = layout_blocked(2, sb, nw, 8);
 	check(writes_whole_chunks(&ba, nw), "A writes whole chunks", M, N, K, nw);
