@@ -2,7 +2,8 @@
 # ncu_matmul.sh BM BN BK WARPS STAGES: where tilec's matmul (4096^3 f16) spends
 # its issue slots: warp-stall reasons per issued instruction, tensor-pipe
 # utilisation, shared-memory bank conflicts (GPU machine, Nsight Compute).
-# KERNEL=matmul_kernel: the same for Triton's mma.sync kernel that probe.py runs.
+# KERNEL=matmul_kernel: the same for Triton's mma.sync kernel that probe.py runs;
+# KERNEL=attention PROBE="attention 32 4096 64": tilec's attention.
 set -eu
 cd "$(dirname "$0")"
 m=smsp__average_warps_issue_stalled
@@ -20,4 +21,4 @@ ${m}_dispatch_stall_per_issue_active.ratio,${m}_lg_throttle_per_issue_active.rat
 ${m}_no_instruction_per_issue_active.ratio,${m}_membar_per_issue_active.ratio,\
 ${m}_sleeping_per_issue_active.ratio,${m}_drain_per_issue_active.ratio,${m}_imc_miss_per_issue_active.ratio,\
 ${m}_branch_resolving_per_issue_active.ratio,${m}_tex_throttle_per_issue_active.ratio \
-    python3 probe.py matmul 4096 4096 4096 "$@" 2>&1 | grep -E "^\s+(gpu__|sm__|smsp__|launch__|l1tex__)" | sed 's/  */ /g'
+    python3 probe.py ${PROBE:-matmul 4096 4096 4096} "$@" 2>&1 | grep -E "^\s+(gpu__|sm__|smsp__|launch__|l1tex__)" | sed 's/  */ /g'
