@@ -138,6 +138,7 @@ Func *ir_new_func(Arena *a, const char *name)
 	f->name = name;
 	f->num_warps = 4;
 	f->num_stages = 3;
+	f->fp_fusion = 1;
 	f->vals = arena_grow(a, NULL, &f->capvals, 64, sizeof(Value));
 	f->nvals = 1; /* vals[0]: no value */
 	f->entry = ir_new_block(f, 0, NULL);

@@ -127,6 +127,7 @@ struct Func {
 	/* compile options, resolved from source attributes, defaults and flags */
 	int num_warps;
 	int num_stages;
+	int fp_fusion;    /* 1: a float multiply and the add of its result may become one fma (GPU) */
 	/* the kernel's runtime parameters, in order (= entry block args) */
 	const char **param_names;
 	int nparams;

@@ -565,12 +565,13 @@ static void bind_params(Parser *p, Params *ps)
 	}
 }
 
-/* fattr = ("num_warps" | "num_stages" | "smem_total") "=" INT */
+/* fattr = ("num_warps" | "num_stages" | "fp_fusion" | "smem_total") "=" INT */
 static void func_attrs(Parser *p)
 {
 	for (;;) {
 		int *slot = accept(p, "num_warps") ? &p->f->num_warps
 			  : accept(p, "num_stages") ? &p->f->num_stages
+			  : accept(p, "fp_fusion") ? &p->f->fp_fusion
 			  : accept(p, "smem_total") ? &p->f->smem_total : NULL;
 		if (!slot)
 			return;

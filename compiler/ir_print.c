@@ -298,6 +298,8 @@ static void print_header(Printer *p)
 			sb_printf(out, " div=%d", f->param_div[i]);
 	}
 	sb_printf(out, ") num_warps=%d num_stages=%d", f->num_warps, f->num_stages);
+	if (!f->fp_fusion)
+		sb_puts(out, " fp_fusion=0");
 	if (f->smem_total)
 		sb_printf(out, " smem_total=%d", f->smem_total);
 	sb_puts(out, " {\n");

@@ -1374,6 +1374,8 @@ static int attr_value(L *l, const Attr *a, const CompileOptions *o)
 		error_at(l->d, a->arg->loc, "num_warps must be a power of two from 1 to 32, got %lld", (long long)v);
 	if (!strcmp(a->name, "num_stages") && (v < 1 || v > 8))
 		error_at(l->d, a->arg->loc, "num_stages must be from 1 to 8, got %lld", (long long)v);
+	if (!strcmp(a->name, "fp_fusion") && v != 0 && v != 1)
+		error_at(l->d, a->arg->loc, "fp_fusion takes true or false, got %lld", (long long)v);
 	return (int)v;
 }
 
@@ -1469,13 +1471,15 @@ Func *lower_kernel(Arena *a, Diag *d, const Program *p, const Kernel *k, const C
 	l.f->num_stages = o->num_stages ? o->num_stages : 3;
 	for (int i = 0; i < k->nattrs; i++) {
 		const Attr *at = &k->attrs[i];
-		if (strcmp(at->name, "num_warps") && strcmp(at->name, "num_stages"))
+		if (strcmp(at->name, "num_warps") && strcmp(at->name, "num_stages") && strcmp(at->name, "fp_fusion"))
 			error_at(d, at->loc, "unknown attribute '@%s'", at->name);
 		int v = attr_value(&l, at, o);
 		if (!strcmp(at->name, "num_warps") && !o->num_warps)
 			l.f->num_warps = v;
 		if (!strcmp(at->name, "num_stages") && !o->num_stages)
 			l.f->num_stages = v;
+		if (!strcmp(at->name, "fp_fusion"))
+			l.f->fp_fusion = v;
 	}
 	Node *body = k->body;
 	int n = body->nstmts;

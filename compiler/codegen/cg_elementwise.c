@@ -144,12 +144,24 @@ static LLVMValueRef int_unary(Cg *c, Opcode code, LLVMValueRef x)
 	}
 }
 
+/*
+ * With the kernel's fp_fusion (the default, as Triton's enable_fp_fusion), a
+ * multiply and the add or subtract of its result may become one fma: LLVM's
+ * `contract`.  Each op is still rounded on its own in the interpreter.
+ */
+static LLVMValueRef contract(Cg *c, LLVMValueRef x)
+{
+	if (c->f->fp_fusion && LLVMIsAInstruction(x))
+		LLVMSetFastMathFlags(x, LLVMFastMathAllowContract);
+	return x;
+}
+
 static LLVMValueRef float_binary(Cg *c, Opcode code, LLVMValueRef a, LLVMValueRef b)
 {
 	switch (code) {
-	case OP_ADD: return LLVMBuildFAdd(c->b, a, b, "");
-	case OP_SUB: return LLVMBuildFSub(c->b, a, b, "");
-	case OP_MUL: return LLVMBuildFMul(c->b, a, b, "");
+	case OP_ADD: return contract(c, LLVMBuildFAdd(c->b, a, b, ""));
+	case OP_SUB: return contract(c, LLVMBuildFSub(c->b, a, b, ""));
+	case OP_MUL: return contract(c, LLVMBuildFMul(c->b, a, b, ""));
 	case OP_DIV: return LLVMBuildFDiv(c->b, a, b, "");
 	case OP_REM: return LLVMBuildFRem(c->b, a, b, "");
 	case OP_MAX: return intrinsic2(c, "maximum", a, b);
