@@ -3,13 +3,14 @@
  * (as Triton's ReduceOpToLLVM):
  *
  *  1. in-thread: registers that differ only in bits whose column lies in the
- *     axis fold into one accumulator per remaining register key;
+ *     axis fold into one accumulator per remaining register key, pairwise
+ *     (a tree of depth log n, not a chain of n - 1 dependent ops);
  *  2. in-warp: for each lane bit whose column lies in the axis, combine with
  *     shfl.sync.bfly over that bit; afterwards every lane has the result;
  *  3. across warps, if a warp column lies in the axis: after a barrier each
  *     warp writes its partials to scratch, slot (warp's axis bits, result
  *     element), and after a second barrier every thread reads the slots of
- *     its result elements and combines them in warp order.
+ *     its result elements and combines them pairwise in warp order.
  *
  * The result layout is the source's with the axis bits zeroed (contract),
  * so result register r is accumulator r & ~axis bits.  argmax/argmin carry
@@ -109,23 +110,38 @@ static LLVMValueRef axis_index(Cg *c, const Red *rd, const Layout *l, LLVMValueR
 	return LLVMBuildLShr(c->b, flat, cg_i32c(c, rd->shift), "");
 }
 
+/* xs[0] combine ... combine xs[n-1], in that order, as a balanced tree (xs is overwritten). */
+static Pair tree(Cg *c, const Red *rd, Pair *xs, int n)
+{
+	while (n > 1) {
+		int m = 0;
+		for (int i = 0; i + 1 < n; i += 2)
+			xs[m++] = combine(c, rd, xs[i], xs[i + 1]);
+		if (n & 1)
+			xs[m++] = xs[n - 1];
+		n = m;
+	}
+	return xs[0];
+}
+
 /* Step 1: acc[key] for every canonical key = r without axis register bits. */
 static void in_thread(Cg *c, const Red *rd, ValId src, Pair *acc)
 {
 	const Layout *l = cg_layout(c, src);
-	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0, am = 0;
+	uint32_t n = (uint32_t)cg_nregs(c, src), zm = l ? cg_zeromask(l->reg, l->nreg) : 0, am = 0;
 	LLVMValueRef ti = l && rd->arg ? cg_thread_index(c, l) : NULL;
 	for (int i = 0; l && i < l->nreg; i++)
 		if (in_axis(rd, l->reg[i]))
 			am |= 1u << i;
-	bool *seen = NEWN(c->f->arena, bool, cg_nregs(c, src));
-	for (uint32_t r = 0; r < (uint32_t)cg_nregs(c, src); r++) {
-		if (r & zm)
+	Pair *xs = NEWN(c->f->arena, Pair, n);
+	for (uint32_t key = 0; key < n; key++) {
+		if (key & (am | zm))
 			continue;
-		Pair x = {c->regs[src][r], rd->arg ? axis_index(c, rd, l, ti, r) : NULL};
-		uint32_t key = r & ~am;
-		acc[key] = seen[key] ? combine(c, rd, acc[key], x) : x;
-		seen[key] = true;
+		int m = 0;
+		for (uint32_t r = key; r < n; r++)
+			if ((r & ~am) == key && !(r & zm))
+				xs[m++] = (Pair){c->regs[src][r], rd->arg ? axis_index(c, rd, l, ti, r) : NULL};
+		acc[key] = tree(c, rd, xs, m);
 	}
 }
 
@@ -221,18 +237,17 @@ static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Pair *a
 			LLVMBuildStore(c->b, acc[r].i, slot_ptr(c, op, rd, slot, true, nout * k));
 	}
 	cg_barrier(c);
+	Pair *xs = NEWN(c->f->arena, Pair, k);
 	for (int r = 0; r < n; r++) {
 		if (r & ~keymask)
 			continue;
 		LLVMValueRef flat = lr ? LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(lr, (uint32_t)r)), "") : ti;
 		for (int64_t w = 0; w < k; w++) {
 			LLVMValueRef slot = LLVMBuildAdd(c->b, flat, cg_i32c(c, w * nout), "");
-			Pair x = {cg_from_mem(c, LLVMBuildLoad2(c->b, mt, slot_ptr(c, op, rd, slot, false, nout * k), ""), rd->e),
-			          NULL};
-			if (rd->arg)
-				x.i = LLVMBuildLoad2(c->b, c->i32, slot_ptr(c, op, rd, slot, true, nout * k), "");
-			acc[r] = w ? combine(c, rd, acc[r], x) : x;
+			xs[w].v = cg_from_mem(c, LLVMBuildLoad2(c->b, mt, slot_ptr(c, op, rd, slot, false, nout * k), ""), rd->e);
+			xs[w].i = rd->arg ? LLVMBuildLoad2(c->b, c->i32, slot_ptr(c, op, rd, slot, true, nout * k), "") : NULL;
 		}
+		acc[r] = tree(c, rd, xs, (int)k);
 	}
 }
 
