@@ -104,6 +104,7 @@ ptxas_all() {
 		matmul_relu.tile matmul_relu -
 		linear.tile linear -
 		attention.tile attention 4
+		matmul_nt.tile matmul_nt -
 	EOF
 	echo
 	echo "ptxas -arch=sm_90 -v (smem: static shared bytes; the launch adds dynamic shared memory):"

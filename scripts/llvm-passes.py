@@ -47,6 +47,7 @@ EXAMPLES = [
                                "--num-stages", "4", "--hints", HM]),
     ("matmul_relu.tile", "matmul_relu", ["--hints", HM]),
     ("linear.tile", "linear", ["--hints", HM]),
+    ("matmul_nt.tile", "matmul_nt", ["-D", "BN=16", "--hints", "K=16"]),
     ("attention.tile", "attention", ["-D", "BM=128", "--num-warps", "8", "--hints", "n_ctx=16,stride_h=16,stride_t=16"]),
     ("matmul_f32.tile", "matmul_f32", ["-D", "TF32=1"]),
     ("matmul_f32.tile", "matmul_f32", []),

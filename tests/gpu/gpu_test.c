@@ -706,6 +706,38 @@ static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm
 	free(a), free(b), free(cm), free(want), free(bias);
 }
 
+/* matmul_nt.tile: C = A @ W^T with W stored [N, K]; grid (cdiv(M, BM), cdiv(N, BN)). */
+static void case_matmul_nt(int M, int N, int K, int bm, int bn, int bk, int warps)
+{
+	Case c;
+	start(&c, "matmul_nt M=%d N=%d K=%d BM=%d BN=%d BK=%d warps=%d", M, N, K, bm, bn, bk, warps);
+	uint16_t *a = xmalloc(2 * (size_t)M * K), *w = xmalloc(2 * (size_t)N * K), *cm = xmalloc(2 * (size_t)M * N);
+	double *want = xmalloc(8 * (size_t)M * N);
+	fill_f16(a, (size_t)M * K, -1, 1);
+	fill_f16(w, (size_t)N * K, -1, 1);
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double s = 0;
+			for (int k = 0; k < K; k++)
+				s += (double)half_to_f32(a[(size_t)i * K + k]) * half_to_f32(w[(size_t)j * K + k]);
+			want[(size_t)i * N + j] = s;
+		}
+	Buf bufs[] = {{cm, 2 * (size_t)M * N, OUT}, {a, 2 * (size_t)M * K, IN}, {w, 2 * (size_t)N * K, IN}};
+	Launch l = {.file = "matmul_nt.tile", .kernel = "matmul_nt", .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}},
+	            .ndefs = 3, .num_warps = warps, .grid = (unsigned)((M + bm - 1) / bm),
+	            .grid_y = (unsigned)((N + bn - 1) / bn),
+	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(M), AI32(N), AI32(K)}, .nargs = 6, .bufs = bufs, .nbufs = 3};
+	void *ir[16];
+	if (run_both(&c, &l, true, ir)) {
+		compare(&c, "c", cm, F16, want, (size_t)M * N, F16_RTOL, F16_ATOL);
+		if (ir[0])
+			agree(&c, "c", cm, ir[0], F16, (size_t)M * N, F16_RTOL, F16_ATOL);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 3);
+	free(a), free(w), free(cm), free(want);
+}
+
 /* attention.tile: softmax(Q K^T / sqrt(D)) V per (batch * head), grid (cdiv(n, BM), bh). */
 static void case_attention(int bh, int n, int D, int bm, int bn, int warps)
 {
@@ -1093,6 +1125,10 @@ static void run_all(void)
 	case_matmul("linear", 100, 70, 50, false, 128, 128, 32, 0);
 	case_matmul("linear", 256, 192, 96, true, 128, 256, 32, 8);
 	case_batched_matmul(3, 100, 70, 50);
+	/* W read transposed through the ring: x4 and (BN 16 on 8 warps: one n-tile per warp) x2 ldmatrix */
+	case_matmul_nt(256, 192, 96, 128, 64, 32, 8);
+	case_matmul_nt(100, 70, 50, 64, 16, 32, 8);
+	case_matmul_nt(64, 48, 64, 32, 32, 16, 4);
 	case_attention(2, 100, 64, 64, 64, 4);
 	case_attention(3, 256, 64, 128, 64, 8);
 	case_attention(1, 77, 32, 64, 32, 4);

@@ -1,6 +1,7 @@
 /*
- * matmul.c: dsl_examples/matmul.tile, matmul_relu.tile and linear.tile (relu
- * of alpha * product + bias) in the interpreter, with BM = BN = 32, BK = 16,
+ * matmul.c: dsl_examples/matmul.tile, matmul_relu.tile, linear.tile (relu
+ * of alpha * product + bias) and matmul_nt.tile (A @ W^T, W stored [N, K])
+ * in the interpreter, with BM = BN = 32, BK = 16,
  * GROUP_M = 2, against a double product of the same f16 inputs.  Shapes off the tile (70x50x40, 17x33x5,
  * 1x1x1) and on it (64x64x64); B both row-major and transposed (strides
  * swapped); C with a padded row stride whose padding must keep its poison.
@@ -67,6 +68,31 @@ static void one(const char *kernel, Shape s, uint64_t seed)
 	free(a), free(b), free(c[0]), free(c[1]), free(got), free(want), free(bias);
 }
 
+static void one_nt(Shape s, uint64_t seed)
+{
+	char label[96];
+	uint16_t *a = malloc((size_t)s.M * s.K * 2), *w = malloc((size_t)s.N * s.K * 2), *c[2];
+	double *want = malloc((size_t)s.M * s.N * sizeof *want);
+	RefRng r = ref_rng(seed);
+	ref_fill_f16(&r, a, (size_t)s.M * s.K, -1, 1);
+	ref_fill_f16(&r, w, (size_t)s.N * s.K, -1, 1);
+	/* W^T read as B: element (k, n) at n * K + k */
+	reference(s, a, w, 1, s.K, false, NULL, want);
+	Define d[] = {{"BM", 32, false, 0}, {"BN", 32, false, 0}, {"BK", 16, false, 0}};
+	for (int opt = 0; opt < 2; opt++) {
+		snprintf(label, sizeof label, "matmul_nt %dx%dx%d opt=%d", s.M, s.N, s.K, opt);
+		c[opt] = malloc((size_t)s.M * s.N * 2);
+		ref_poison_f16(c[opt], (size_t)s.M * s.N);
+		KArg args[] = {kbuf(c[opt], (size_t)s.M * s.N * 2), kbuf(a, (size_t)s.M * s.K * 2),
+			       kbuf(w, (size_t)s.N * s.K * 2), kint(s.M), kint(s.N), kint(s.K)};
+		if (!run_ok("dsl_examples/matmul_nt.tile", "matmul_nt", d, 3, opt, args, 6, cdiv(s.M, 32), cdiv(s.N, 32), 1))
+			continue;
+		check_f16(label, c[opt], want, (size_t)s.M * s.N, 1e-2, 1e-3);
+	}
+	check_same(label, c[0], c[1], (size_t)s.M * s.N * 2);
+	free(a), free(w), free(c[0]), free(c[1]), free(want);
+}
+
 int main(void)
 {
 	Shape shapes[] = {{70, 50, 40, false}, {64, 64, 64, false}, {17, 33, 5, false}, {1, 1, 1, false},
@@ -75,6 +101,7 @@ int main(void)
 		one("matmul", shapes[i], 500 + (uint64_t)i);
 		one("matmul_relu", shapes[i], 600 + (uint64_t)i);
 		one("linear", shapes[i], 700 + (uint64_t)i);
+		one_nt(shapes[i], 800 + (uint64_t)i);
 	}
 	return check_summary("matmul");
 }
