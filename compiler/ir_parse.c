@@ -336,6 +336,15 @@ static void head(Parser *p, OpText *o)
 	}
 	if (same_line(p) && (accept(p, "tf32") || accept(p, "ieee")))
 		o->iattr[0] = 1;
+	if (o->code == OP_LOCAL_LOAD) {
+		/* a k-slice's first k; a slot holding B transposed ([N, K]) */
+		if (same_line(p) && accept(p, "k0")) {
+			expect(p, "=");
+			o->iattr[0] = integer(p);
+		}
+		if (same_line(p) && accept(p, "trans"))
+			o->iattr[1] = 1;
+	}
 }
 
 static Opcode opcode(Parser *p)

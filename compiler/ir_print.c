@@ -202,6 +202,10 @@ static void print_head(Printer *p, Op *op)
 		sb_puts(out, " tf32");
 	if (op->code == OP_DIV && op->iattr[0])
 		sb_puts(out, " ieee");
+	if (op->code == OP_LOCAL_LOAD && op->iattr[0])
+		sb_printf(out, " k0=%lld", (long long)op->iattr[0]);
+	if (op->code == OP_LOCAL_LOAD && op->iattr[1])
+		sb_puts(out, " trans");
 }
 
 static void print_tail(Printer *p, Op *op)

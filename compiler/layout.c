@@ -159,7 +159,7 @@ bool layout_same_threads(const Layout *a, const Layout *b)
 	if (!cols_eq(a->lane, b->lane, a->nlane) || !cols_eq(a->warp, b->warp, a->nwarp))
 		return false;
 	for (int i = 0; i < a->nreg; i++)
-		if (!in_span(b->reg, b->nreg, a->reg[i]))
+		if (!in_span(b->reg, b->nreg, a->reg[i]) || !in_span(a->reg, a->nreg, b->reg[i]))
 			return false;
 	return true;
 }
