@@ -246,6 +246,8 @@ static void load_a(Cg *c, Frag *o)
 	}
 }
 
+static void load_b_tiles(Cg *c, Frag *o, LLVMValueRef base, uint32_t bmask, const uint32_t *fb, bool trans);
+
 /*
  * B: ldmatrix.x4.trans for two 16x8 tiles t0, t1 (x2 for a last odd one).
  * Lanes 0-7 address k rows 0-7 of t0, 8-15 rows 8-15 of t0, 16-31 the same
@@ -256,21 +258,8 @@ static void load_b(Cg *c, Frag *o)
 	int nb = o->rowbits;
 	LLVMValueRef base = warp_origin(c, o->l);
 	base = LLVMBuildOr(c->b, base, i32op(c, LLVMShl, i32op(c, LLVMAnd, c->lane, 15), nb), "");
-	LLVMValueRef hi = LLVMBuildICmp(c->b, LLVMIntUGE, c->lane, cg_i32c(c, 16), "");
 	uint32_t fb[2] = {0, 8u << nb};
-	uint32_t ntiles = (1u << o->l->nreg) / 4;
-	for (uint32_t t = 0; t < ntiles; t += 2) {
-		uint32_t o0 = cg_reg_index(o->l, t * 4);
-		bool two = t + 1 < ntiles;
-		uint32_t o1 = two ? cg_reg_index(o->l, (t + 1) * 4) : o0;
-		LLVMValueRef w[4];
-		LLVMValueRef ptr = tile_ptr(c, o, base, warp_bits(o->l) | 15u << nb, o0, o1, hi);
-		ldmatrix(c, two ? NV_LDMATRIX_X4_TRANS : NV_LDMATRIX_X2_TRANS, ptr, w, two ? 4 : 2);
-		for (int j = 0; j < 2; j++)
-			o->words[pair_of(o, o0, fb[j])] = w[j];
-		for (int j = 0; two && j < 2; j++)
-			o->words[pair_of(o, o1, fb[j])] = w[2 + j];
-	}
+	load_b_tiles(c, o, base, warp_bits(o->l) | 15u << nb, fb, true);
 }
 
 /*
@@ -287,6 +276,17 @@ static void load_bt(Cg *c, Frag *o)
 	LLVMValueRef row = i32op(c, LLVMShl, i32op(c, LLVMAnd, c->lane, 7), kb);
 	LLVMValueRef k8 = i32op(c, LLVMAnd, c->lane, 8);
 	base = LLVMBuildOr(c->b, base, LLVMBuildOr(c->b, row, k8, ""), "");
+	uint32_t fb[2] = {0, 8};
+	load_b_tiles(c, o, base, warp_bits(o->l) | 7u << kb | 8, fb, false);
+}
+
+/*
+ * The B tiles of o two at a time (x2 for a last odd one): lanes 0-15 at
+ * tile t0 from base, 16-31 at t1; words 0, 1 are t0's fragment pairs at
+ * fb[0], fb[1] from its origin, words 2, 3 t1's.
+ */
+static void load_b_tiles(Cg *c, Frag *o, LLVMValueRef base, uint32_t bmask, const uint32_t *fb, bool trans)
+{
 	LLVMValueRef hi = LLVMBuildICmp(c->b, LLVMIntUGE, c->lane, cg_i32c(c, 16), "");
 	uint32_t ntiles = (1u << o->l->nreg) / 4;
 	for (uint32_t t = 0; t < ntiles; t += 2) {
@@ -294,12 +294,12 @@ static void load_bt(Cg *c, Frag *o)
 		bool two = t + 1 < ntiles;
 		uint32_t o1 = two ? cg_reg_index(o->l, (t + 1) * 4) : o0;
 		LLVMValueRef w[4];
-		LLVMValueRef ptr = tile_ptr(c, o, base, warp_bits(o->l) | 7u << kb | 8, o0, o1, hi);
-		ldmatrix(c, two ? NV_LDMATRIX_X4 : NV_LDMATRIX_X2, ptr, w, two ? 4 : 2);
+		NvName id = trans ? (two ? NV_LDMATRIX_X4_TRANS : NV_LDMATRIX_X2_TRANS) : (two ? NV_LDMATRIX_X4 : NV_LDMATRIX_X2);
+		ldmatrix(c, id, tile_ptr(c, o, base, bmask, o0, o1, hi), w, two ? 4 : 2);
 		for (int j = 0; j < 2; j++)
-			o->words[pair_of(o, o0, 8u * (uint32_t)j)] = w[j];
+			o->words[pair_of(o, o0, fb[j])] = w[j];
 		for (int j = 0; two && j < 2; j++)
-			o->words[pair_of(o, o1, 8u * (uint32_t)j)] = w[2 + j];
+			o->words[pair_of(o, o1, fb[j])] = w[2 + j];
 	}
 }
 
