@@ -135,33 +135,42 @@ bool layout_eq(const Layout *a, const Layout *b)
 	       cols_eq(a->warp, b->warp, a->nwarp);
 }
 
-/* The span over GF(2) of n columns, as a 2^k-bit membership test on x (k <= 16 register bits). */
-static bool in_span(const uint32_t *cols, int n, uint32_t x)
+/* The rank over GF(2) of n columns (elimination on a basis keyed by the top bit). */
+static int gf2_rank(const uint32_t *cols, int n)
 {
-	for (uint32_t r = 0; r < 1u << n; r++) {
-		uint32_t y = 0;
-		for (int i = 0; i < n; i++)
-			if (r >> i & 1)
-				y ^= cols[i];
-		if (y == x)
-			return true;
+	uint32_t basis[32] = {0};
+	int rank = 0;
+	for (int i = 0; i < n; i++) {
+		uint32_t x = cols[i];
+		for (int bit = 31; x && bit >= 0; bit--) {
+			if (!(x >> bit & 1))
+				continue;
+			if (!basis[bit]) {
+				basis[bit] = x;
+				rank++;
+				break;
+			}
+			x ^= basis[bit];
+		}
 	}
-	return false;
+	return rank;
 }
 
 bool layout_same_threads(const Layout *a, const Layout *b)
 {
-	if (a->rank != b->rank || a->nreg != b->nreg || a->nlane != b->nlane || a->nwarp != b->nwarp || a->nreg > 16)
+	if (a->rank != b->rank || a->nreg != b->nreg || a->nlane != b->nlane || a->nwarp != b->nwarp)
 		return false;
 	for (int d = 0; d < a->rank; d++)
 		if (a->shape[d] != b->shape[d])
 			return false;
 	if (!cols_eq(a->lane, b->lane, a->nlane) || !cols_eq(a->warp, b->warp, a->nwarp))
 		return false;
-	for (int i = 0; i < a->nreg; i++)
-		if (!in_span(b->reg, b->nreg, a->reg[i]) || !in_span(a->reg, a->nreg, b->reg[i]))
-			return false;
-	return true;
+	/* equal spans of the register columns: each rank equals the rank of both together */
+	uint32_t both[2 * LAYOUT_MAX_REG];
+	memcpy(both, a->reg, sizeof(uint32_t) * (size_t)a->nreg);
+	memcpy(both + a->nreg, b->reg, sizeof(uint32_t) * (size_t)b->nreg);
+	int r = gf2_rank(both, 2 * a->nreg);
+	return gf2_rank(a->reg, a->nreg) == r && gf2_rank(b->reg, b->nreg) == r;
 }
 
 /* Layouts are interned: equal layouts get one index, so passes compare indices. */

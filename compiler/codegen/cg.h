@@ -67,6 +67,8 @@ LLVMValueRef *cg_new_regs(Cg *c, ValId v);  /* allocates and records c->regs[v] 
 uint32_t cg_zeromask(const uint32_t *cols, int n); /* bit i set when cols[i] == 0 */
 uint32_t cg_reg_index(const Layout *l, uint32_t r); /* XOR of the register columns */
 LLVMValueRef cg_thread_index(Cg *c, const Layout *l); /* i32 XOR of the lane and warp columns */
+/* The flat index of register r's element: ti (cg_thread_index of l) ^ cg_reg_index(l, r). */
+LLVMValueRef cg_flat_index(Cg *c, const Layout *l, LLVMValueRef ti, uint32_t r);
 /* i1: this thread is the first of the copies the lane/warp zero columns make. */
 LLVMValueRef cg_is_owner(Cg *c, const Layout *l);
 void cg_fill_dups(Cg *c, ValId v);

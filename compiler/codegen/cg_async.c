@@ -71,7 +71,7 @@ static void async_copy(Cg *c, Op *op)
 	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)v) {
 		if (r & zm)
 			continue;
-		LLVMValueRef flat = LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(l, r)), "");
+		LLVMValueRef flat = cg_flat_index(c, l, ti, r);
 		LLVMValueRef off = LLVMBuildAdd(c->b, base, cg_swizzle(c, flat, rowbits), "");
 		LLVMValueRef size = LLVMBuildSelect(c->b, c->regs[mask][r], cg_i32c(c, bytes), cg_i32c(c, 0), "");
 		LLVMValueRef dst = LLVMBuildPtrToInt(c->b, cg_smem_ptr(c, rop->smem_offset, off), c->i32, "");

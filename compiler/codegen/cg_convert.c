@@ -33,7 +33,7 @@ void cg_rename(Cg *c, Op *op)
 /* Address of register r's element: thread index ^ register part, in bytes. */
 static LLVMValueRef elem_ptr(Cg *c, int32_t offset, const Layout *l, LLVMValueRef ti, uint32_t r, int eb)
 {
-	LLVMValueRef idx = LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(l, r)), "");
+	LLVMValueRef idx = cg_flat_index(c, l, ti, r);
 	return cg_smem_ptr(c, offset, LLVMBuildMul(c->b, idx, cg_i32c(c, eb), ""));
 }
 

@@ -47,20 +47,11 @@ void cg_arange(Cg *c, Op *op)
 	LLVMValueRef *r = cg_new_regs(c, v);
 	LLVMValueRef ti = cg_thread_index(c, l);
 	LLVMTypeRef t = cg_elem_type(c, vtype(c->f, v).elem);
-	uint32_t zm = cg_zeromask(l->reg, l->nreg), tbits = 0;
-	for (int i = 0; i < l->nlane; i++)
-		tbits |= l->lane[i];
-	for (int i = 0; i < l->nwarp; i++)
-		tbits |= l->warp[i];
+	uint32_t zm = cg_zeromask(l->reg, l->nreg);
 	for (uint32_t i = 0; i < 1u << l->nreg; i++) {
 		if (i & zm)
 			continue;
-		/* where no thread column shares a bit with the register part, ^ is +:
-		 * written as an add, LLVM sees that the registers' offsets differ by
-		 * constants (one 64-bit address and immediate offsets, not one each) */
-		uint32_t k = cg_reg_index(l, i);
-		LLVMValueRef x = k & tbits ? LLVMBuildXor(c->b, ti, cg_i32c(c, k), "")
-		                           : LLVMBuildNUWAdd(c->b, ti, cg_i32c(c, k), "");
+		LLVMValueRef x = cg_flat_index(c, l, ti, i);
 		x = LLVMBuildAdd(c->b, x, cg_i32c(c, op->iattr[0]), "");
 		r[i] = t == c->i32 ? x : LLVMBuildSExt(c->b, x, t, "");
 	}

@@ -155,6 +155,21 @@ LLVMValueRef cg_thread_index(Cg *c, const Layout *l)
 	return xor_columns(c, x, c->warp, l->warp, l->nwarp);
 }
 
+/*
+ * Where no lane or warp column shares a bit with the register part, the XOR
+ * is an add: written so, LLVM sees that a thread's elements lie at constant
+ * distances (one address plus immediate offsets, not an address each).
+ */
+LLVMValueRef cg_flat_index(Cg *c, const Layout *l, LLVMValueRef ti, uint32_t r)
+{
+	uint32_t k = cg_reg_index(l, r), tbits = 0;
+	for (int i = 0; i < l->nlane; i++)
+		tbits |= l->lane[i];
+	for (int i = 0; i < l->nwarp; i++)
+		tbits |= l->warp[i];
+	return k & tbits ? LLVMBuildXor(c->b, ti, cg_i32c(c, k), "") : LLVMBuildNUWAdd(c->b, ti, cg_i32c(c, k), "");
+}
+
 LLVMValueRef cg_is_owner(Cg *c, const Layout *l)
 {
 	uint32_t zl = cg_zeromask(l->lane, l->nlane), zw = cg_zeromask(l->warp, l->nwarp);

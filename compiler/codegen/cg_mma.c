@@ -128,7 +128,7 @@ static void write_swizzled(Cg *c, ValId v, int32_t off)
 			for (int j = 0; j < vec; j++)
 				x = LLVMBuildInsertElement(c->b, x, c->regs[src][r + (uint32_t)j], cg_i32c(c, j), "");
 		}
-		LLVMValueRef flat = LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(l, r)), "");
+		LLVMValueRef flat = cg_flat_index(c, l, ti, r);
 		LLVMValueRef st = LLVMBuildStore(c->b, x, cg_smem_ptr(c, off, swizzle(c, flat, rowbits)));
 		LLVMSetAlignment(st, (unsigned)(vec * 2));
 	}

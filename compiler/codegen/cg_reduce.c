@@ -105,7 +105,7 @@ LLVMValueRef cg_shfl_xor(Cg *c, LLVMValueRef v, int lane_mask)
 /* Coordinate along the axis of source register r (argmax/argmin). */
 static LLVMValueRef axis_index(Cg *c, const Red *rd, const Layout *l, LLVMValueRef ti, uint32_t r)
 {
-	LLVMValueRef flat = LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(l, r)), "");
+	LLVMValueRef flat = cg_flat_index(c, l, ti, r);
 	flat = LLVMBuildAnd(c->b, flat, cg_i32c(c, rd->field), "");
 	return LLVMBuildLShr(c->b, flat, cg_i32c(c, rd->shift), "");
 }
@@ -230,7 +230,7 @@ static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Pair *a
 	for (int r = 0; r < n; r++) {
 		if (r & ~keymask)
 			continue;
-		LLVMValueRef flat = lr ? LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(lr, (uint32_t)r)), "") : ti;
+		LLVMValueRef flat = lr ? cg_flat_index(c, lr, ti, (uint32_t)r) : ti;
 		LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, widx, cg_i32c(c, nout), ""), flat, "");
 		LLVMBuildStore(c->b, cg_to_mem(c, acc[r].v, rd->e), slot_ptr(c, op, rd, slot, false, nout * k));
 		if (rd->arg)
@@ -241,7 +241,7 @@ static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Pair *a
 	for (int r = 0; r < n; r++) {
 		if (r & ~keymask)
 			continue;
-		LLVMValueRef flat = lr ? LLVMBuildXor(c->b, ti, cg_i32c(c, cg_reg_index(lr, (uint32_t)r)), "") : ti;
+		LLVMValueRef flat = lr ? cg_flat_index(c, lr, ti, (uint32_t)r) : ti;
 		for (int64_t w = 0; w < k; w++) {
 			LLVMValueRef slot = LLVMBuildAdd(c->b, flat, cg_i32c(c, w * nout), "");
 			xs[w].v = cg_from_mem(c, LLVMBuildLoad2(c->b, mt, slot_ptr(c, op, rd, slot, false, nout * k), ""), rd->e);
