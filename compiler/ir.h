@@ -128,6 +128,7 @@ struct Func {
 	int num_warps;
 	int num_stages;
 	int fp_fusion;    /* 1: a float multiply and the add of its result may become one fma (GPU) */
+	int wgmma;        /* 1: the target has Hopper's wgmma (sm_90a); set from the arch, not printed */
 	/* the kernel's runtime parameters, in order (= entry block args) */
 	const char **param_names;
 	int nparams;
@@ -224,10 +225,23 @@ Layout layout_unbroadcast(const Layout *res, const int32_t *src_shape); /* broad
 Layout layout_expand(const Layout *src, int axis);   /* expand_dims result: new size-1 axis */
 Layout layout_squeeze(const Layout *res, int axis);  /* expand_dims source: size-1 axis removed */
 Layout layout_trans(const Layout *l);                /* 2-D transpose */
+/*
+ * Attributes of the pipelining ops (passes/pipeline.c).  local_load's
+ * iattr[0] is the first k of a k-slice, iattr[1] these flags; an
+ * async_ring's iattr[0] is RING_WGMMA when its slots use wgmma's layout.
+ */
+enum {
+	LL_TRANS = 1,   /* the slot holds B transposed, [N, K] */
+	LL_WGMMA = 2,   /* the tile stays in shared memory: a wgmma dot reads it there */
+	RING_WGMMA = 1  /* slots in 128-byte panels, 1024-byte aligned (cg_wgmma.c) */
+};
+
 /* Tensor-core dot, mma.sync.m16n8k16 (layout_mma.c): accumulator over [M,N], operands of it. */
 bool layout_mma_ok(Func *f, const Op *dot);          /* f16/bf16 in, f32 acc, shapes fit */
 Layout layout_mma_acc(int M, int N, int num_warps);
 Layout layout_mma_acc_rows(int M, int N, int num_warps); /* warps along M: for chained dots */
+/* The dot may run as wgmma (sm_90a): warpgroups along M, each m64 x N (layout_mma_acc_rows). */
+bool layout_wgmma_ok(Func *f, const Op *dot);
 Layout layout_mma_a(const Layout *c, int K);
 Layout layout_mma_b(const Layout *c, int K);
 /* TF32 dot (mma.sync.m16n8k8, f32 in with allow_tf32): same accumulator, operands of it */

@@ -336,6 +336,8 @@ static void head(Parser *p, OpText *o)
 	}
 	if (same_line(p) && (accept(p, "tf32") || accept(p, "ieee")))
 		o->iattr[0] = 1;
+	if (o->code == OP_DOT && same_line(p) && accept(p, "async"))
+		o->iattr[1] = 1;
 	if (o->code == OP_LOCAL_LOAD) {
 		/* a k-slice's first k; a slot holding B transposed ([N, K]) */
 		if (same_line(p) && accept(p, "k0")) {
@@ -343,8 +345,12 @@ static void head(Parser *p, OpText *o)
 			o->iattr[0] = integer(p);
 		}
 		if (same_line(p) && accept(p, "trans"))
-			o->iattr[1] = 1;
+			o->iattr[1] |= LL_TRANS;
+		if (same_line(p) && accept(p, "wgmma"))
+			o->iattr[1] |= LL_WGMMA;
 	}
+	if (o->code == OP_ASYNC_RING && same_line(p) && accept(p, "wgmma"))
+		o->iattr[0] = RING_WGMMA;
 }
 
 static Opcode opcode(Parser *p)

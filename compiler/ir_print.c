@@ -200,12 +200,17 @@ static void print_head(Printer *p, Op *op)
 		sb_printf(out, " axis=%lld", (long long)op->iattr[0]);
 	if (op->code == OP_DOT && op->iattr[0])
 		sb_puts(out, " tf32");
+	if (op->code == OP_DOT && op->iattr[1])
+		sb_puts(out, " async");
 	if (op->code == OP_DIV && op->iattr[0])
 		sb_puts(out, " ieee");
 	if (op->code == OP_LOCAL_LOAD && op->iattr[0])
 		sb_printf(out, " k0=%lld", (long long)op->iattr[0]);
-	if (op->code == OP_LOCAL_LOAD && op->iattr[1])
+	if (op->code == OP_LOCAL_LOAD && (op->iattr[1] & LL_TRANS))
 		sb_puts(out, " trans");
+	if ((op->code == OP_LOCAL_LOAD && (op->iattr[1] & LL_WGMMA)) ||
+	    (op->code == OP_ASYNC_RING && op->iattr[0] == RING_WGMMA))
+		sb_puts(out, " wgmma");
 }
 
 static void print_tail(Printer *p, Op *op)

@@ -239,6 +239,27 @@ bool layout_mma_ok(Func *f, const Op *dot)
 	return regs_fit(f, M, N, K, 16, 3, 2);
 }
 
+/*
+ * wgmma.m64nNk16 (sm_90a): a warpgroup of four warps computes 64 rows x N
+ * columns with N a multiple of 8 up to 256, its operands read from shared
+ * memory.  Warp w of a warpgroup holds rows 16w .. 16w+15 in the
+ * m16n8 accumulator fragment repeated along N (d[4i .. 4i+3] is n8 tile
+ * i), which is layout_mma_acc_rows with every warp along M: so M must give
+ * each warp its own 16 rows (repeats of the whole block are more
+ * instructions), N splits into instructions of at most 256 columns, and the
+ * accumulator is at most 128 f32 registers per thread.
+ */
+bool layout_wgmma_ok(Func *f, const Op *dot)
+{
+	if (!f->wgmma || f->num_warps % 4 || !layout_mma_ok(f, dot))
+		return false;
+	Type c = vtype(f, dot->res[0]);
+	int M = c.shape[0], N = c.shape[1];
+	if (M % (16 * f->num_warps) || (N > 256 && N % 256))
+		return false;
+	return (int64_t)M * N / (32 * f->num_warps) <= 128;
+}
+
 bool layout_is_mma_acc(const Layout *l, int num_warps)
 {
 	if (l->rank != 2 || l->shape[0] % 16 || l->shape[1] % 8)

@@ -163,6 +163,7 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 	}
 
 	Func *f = c->func;
+	f->wgmma = cg_target_wgmma(arch);
 	pass_specialize(f, o->div_hints);
 	after_pass(c, o, "specialize");
 	if (o->div_hints && o->opt) /* parameters that became constants fold away */

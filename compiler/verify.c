@@ -250,6 +250,8 @@ static const char *check_op(Func *f, Op *op)
 	case OP_DOT: return check_dot(f, op);
 	case OP_CONVERT_LAYOUT:
 		return type_eq(vtype(f, op->opnds[0]), vtype(f, op->res[0])) ? NULL : "convert_layout changes the type";
+	case OP_DOT_WAIT:
+		return type_eq(vtype(f, op->opnds[0]), vtype(f, op->res[0])) ? NULL : "dot_wait changes the type";
 	default: return NULL; /* for, if, yield: checked with their blocks */
 	}
 }

@@ -203,7 +203,9 @@ uint64_t rt_spec_key(const RtParam *params, int nparams, const tilec_arg *args,
 const char *rt_arch_for(int major, int minor)
 {
 	int cc = major * 10 + minor;
-	if (cc >= 90)
+	if (cc == 90)
+		return "sm_90a"; /* Hopper: wgmma, whose code runs on compute capability 9.0 only */
+	if (cc > 90)
 		return "sm_90";  /* newer GPUs run sm_90 PTX through the driver's JIT */
 	if (cc >= 89)
 		return "sm_89";

@@ -29,6 +29,7 @@ typedef struct Target {
 	int ptx;              /* PTX ISA version x10: 80 = 8.0 */
 	int smem_limit;       /* bytes of dynamic shared memory a block may use */
 	int warp_size;
+	bool wgmma;           /* Hopper's warpgroup mma (sm_90a) */
 } Target;
 const Target *cg_target(const char *arch); /* arch NULL: sm_90; NULL if unknown */
 const char *cg_target_list(void);          /* "sm_80 sm_86 ..." */
@@ -55,6 +56,7 @@ typedef struct Cg {
 	LLVMValueRef lane;     /* i32 tid % 32 */
 	LLVMValueRef warp;     /* i32 tid / 32 */
 	LLVMValueRef smem;     /* the extern shared array, or NULL */
+	bool wgmma;            /* some ring is RING_WGMMA: waits fence the async proxy */
 	LLVMDIBuilderRef dib;  /* NULL without line info */
 	LLVMMetadataRef scope;
 	LLVMTypeRef i1, i8, i16, i32, i64, f32;
@@ -131,6 +133,13 @@ void cg_mma(Cg *c, Op *op);
 LLVMValueRef cg_swizzle(Cg *c, LLVMValueRef flat, int rowbits);
 /* v (an mma operand layout) from the swizzled tile at offset off + dyn bytes, by ldmatrix. */
 void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn);
+
+/* cg_wgmma.c: wgmma (sm_90a) on operands a pipelined loop keeps in shared memory */
+bool cg_is_wgmma(Cg *c, Op *op);
+void cg_wgmma(Cg *c, Op *op);
+void cg_wgmma_wait(Cg *c, Op *op);  /* dot_wait */
+/* Byte offset of element `flat` (i32) in a RING_WGMMA slot of `rows` rows of 2^rowbits 16-bit elements. */
+LLVMValueRef cg_wgmma_offset(Cg *c, LLVMValueRef flat, int rowbits, int rows);
 
 /* cg_async.c: software pipelining (passes/pipeline.c) */
 void cg_async(Cg *c, Op *op);

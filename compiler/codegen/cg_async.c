@@ -64,6 +64,7 @@ static void async_copy(Cg *c, Op *op)
 	Type t = vtype(c->f, ring);
 	int eb = elem_bytes(t.elem), v = copy_width(c, l, ptr, mask, eb), bytes = v * eb;
 	int rowbits = ilog2((uint64_t)t.shape[1]);
+	bool wg = rop->iattr[0] == RING_WGMMA;
 	NvName id = bytes == 16 ? NV_ASM_CP_ASYNC_CG_16 : bytes == 8 ? NV_ASM_CP_ASYNC_CA_8 : NV_ASM_CP_ASYNC_CA_4;
 	LLVMValueRef base = LLVMBuildMul(c->b, c->regs[op->opnds[1]][0], cg_i32c(c, slot_bytes(c, ring)), "");
 	LLVMValueRef ti = cg_thread_index(c, l);
@@ -72,7 +73,8 @@ static void async_copy(Cg *c, Op *op)
 		if (r & zm)
 			continue;
 		LLVMValueRef flat = cg_flat_index(c, l, ti, r);
-		LLVMValueRef off = LLVMBuildAdd(c->b, base, cg_swizzle(c, flat, rowbits), "");
+		LLVMValueRef in = wg ? cg_wgmma_offset(c, flat, rowbits, t.shape[0]) : cg_swizzle(c, flat, rowbits);
+		LLVMValueRef off = LLVMBuildAdd(c->b, base, in, "");
 		LLVMValueRef size = LLVMBuildSelect(c->b, c->regs[mask][r], cg_i32c(c, bytes), cg_i32c(c, 0), "");
 		LLVMValueRef dst = LLVMBuildPtrToInt(c->b, cg_smem_ptr(c, rop->smem_offset, off), c->i32, "");
 		LLVMValueRef args[3] = {dst, c->regs[ptr][r], size};
@@ -103,6 +105,8 @@ void cg_async(Cg *c, Op *op)
 	case OP_ASYNC_WAIT: {
 		LLVMValueRef n = cg_i32c(c, const_operand(c, op));
 		cg_nv(c, NV_CP_ASYNC_WAIT, vt, &n, 1);
+		if (c->wgmma)
+			cg_asm(c, nv_names[NV_ASM_FENCE_PROXY_ASYNC], "~{memory}", vt, NULL, 0, true);
 		cg_barrier(c);
 		token(c, op);
 		break;
@@ -110,7 +114,12 @@ void cg_async(Cg *c, Op *op)
 	case OP_LOCAL_LOAD: {
 		ValId ring = op->opnds[0];
 		LLVMValueRef dyn = LLVMBuildMul(c->b, c->regs[op->opnds[1]][0], cg_i32c(c, slot_bytes(c, ring)), "");
-		cg_mma_local_load(c, op->res[0], ring_op(c, ring)->smem_offset, dyn);
+		if (op->iattr[1] & LL_WGMMA) {
+			LLVMValueRef p = cg_smem_ptr(c, ring_op(c, ring)->smem_offset, dyn);
+			cg_new_regs(c, op->res[0])[0] = LLVMBuildPtrToInt(c->b, p, c->i32, "");
+		} else {
+			cg_mma_local_load(c, op->res[0], ring_op(c, ring)->smem_offset, dyn);
+		}
 		break;
 	}
 	default:

@@ -124,6 +124,10 @@ static LLVMValueRef fma_step(Cg *c, ElemKind acc_e, LLVMValueRef a, LLVMValueRef
 
 void cg_dot(Cg *c, Op *op)
 {
+	if (cg_is_wgmma(c, op)) {
+		cg_wgmma(c, op);
+		return;
+	}
 	if (cg_is_mma(c, op)) {
 		cg_mma(c, op);
 		return;

@@ -279,8 +279,7 @@ LLVMValueRef cg_nv(Cg *c, NvName id, LLVMTypeRef ret, LLVMValueRef *args, int n)
 LLVMValueRef cg_asm(Cg *c, const char *text, const char *cons, LLVMTypeRef ret,
                     LLVMValueRef *args, int n, bool side_effect)
 {
-	LLVMTypeRef at[64];
-	ensure(n <= 64);
+	LLVMTypeRef *at = n ? NEWN(c->f->arena, LLVMTypeRef, n) : NULL;
 	for (int i = 0; i < n; i++)
 		at[i] = LLVMTypeOf(args[i]);
 	LLVMTypeRef fty = LLVMFunctionType(ret, at, (unsigned)n, 0);
@@ -467,6 +466,7 @@ static void emit_op(Cg *c, Op *op)
 	case OP_ASYNC_COMMIT:
 	case OP_ASYNC_WAIT:
 	case OP_LOCAL_LOAD: cg_async(c, op); break;
+	case OP_DOT_WAIT: cg_wgmma_wait(c, op); break;
 	default: die("codegen: no lowering for op '%s'", op_info[op->code].text);
 	}
 }
@@ -526,6 +526,13 @@ static void annotate(Cg *c, const char *key, int v)
 	LLVMAddNamedMetadataOperand(c->mod, "nvvm.annotations", LLVMMDNodeInContext(c->ctx, md, 3));
 }
 
+static void find_wgmma_ring(Func *f, Op *op, void *found)
+{
+	(void)f;
+	if (op->code == OP_ASYNC_RING && op->iattr[0] == RING_WGMMA)
+		*(bool *)found = true;
+}
+
 static void build_kernel(Cg *c, bool lineinfo, const char *file_name)
 {
 	Func *f = c->f;
@@ -539,11 +546,12 @@ static void build_kernel(Cg *c, bool lineinfo, const char *file_name)
 	annotate(c, "reqntidx", 32 * f->num_warps); /* launches always use exactly this many threads */
 	if (lineinfo)
 		setup_debug(c, file_name ? file_name : "kernel.tile");
+	ir_walk(f, find_wgmma_ring, &c->wgmma);
 	if (f->smem_total > 0) {
 		LLVMTypeRef at = LLVMArrayType2(c->i8, 0);
 		c->smem = LLVMAddGlobalInAddressSpace(c->mod, at, "global_smem", 3);
 		LLVMSetLinkage(c->smem, LLVMExternalLinkage);
-		LLVMSetAlignment(c->smem, 16);
+		LLVMSetAlignment(c->smem, c->wgmma ? 1024 : 16); /* wgmma's swizzle atoms */
 	}
 	LLVMPositionBuilderAtEnd(c->b, new_bb(c, "entry"));
 	set_loc(c, (Loc){first_line(e), 1});

@@ -342,7 +342,7 @@ void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn)
 {
 	Op *ll = val(c->f, v)->def;
 	Layout *lt = NULL;
-	if (ll->iattr[1]) {
+	if (ll->iattr[1] & LL_TRANS) {
 		lt = NEW(c->f->arena, Layout);
 		*lt = layout_trans(cg_layout(c, v));
 	}

@@ -2,18 +2,20 @@
  * target.c: the GPUs codegen knows, as a table.  The PTX ISA version is the
  * lowest one LLVM 19 and ptxas accept for every feature we emit on that
  * architecture (sm_89 needs 7.8, sm_90 8.0); shared memory is the dynamic
- * maximum per block (cudaDevAttrMaxSharedMemoryPerBlockOptin).
+ * maximum per block (cudaDevAttrMaxSharedMemoryPerBlockOptin).  wgmma
+ * (cg_wgmma.c) needs the architecture-specific sm_90a, whose code runs only
+ * on compute capability 9.0.
  */
 #include <string.h>
 
 #include "cg.h"
 
 static const Target targets[] = {
-	{"sm_80", 80, 78, 166912, 32},
-	{"sm_86", 86, 78, 101376, 32},
-	{"sm_89", 89, 78, 101376, 32},
-	{"sm_90", 90, 80, 232448, 32},
-	{"sm_90a", 90, 80, 232448, 32},
+	{"sm_80", 80, 78, 166912, 32, false},
+	{"sm_86", 86, 78, 101376, 32, false},
+	{"sm_89", 89, 78, 101376, 32, false},
+	{"sm_90", 90, 80, 232448, 32, false},
+	{"sm_90a", 90, 80, 232448, 32, true},
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 
@@ -41,6 +43,12 @@ const char *cg_target_list(void)
 bool cg_arch_valid(const char *arch)
 {
 	return cg_target(arch) != NULL;
+}
+
+bool cg_target_wgmma(const char *arch)
+{
+	const Target *t = cg_target(arch);
+	return t && t->wgmma;
 }
 
 /* 0 for an unknown architecture (cg_emit reports it). */

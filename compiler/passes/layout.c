@@ -142,6 +142,31 @@ static void find_chains(LayoutPass *p, Block *b)
 	}
 }
 
+/*
+ * Operand k of dot is a tile the pipeliner can stream through shared memory:
+ * a 16-bit load in the dot's loop body (for B also trans(load)) whose
+ * pointer runs 8 elements, 16-byte aligned, along its last dimension.
+ */
+static bool streamed(Func *f, const Op *dot, int k)
+{
+	Op *d = val(f, dot->opnds[k])->def;
+	if (k == 1 && d && d->code == OP_TRANS && d->parent == dot->parent)
+		d = val(f, d->opnds[0])->def;
+	if (!d || d->code != OP_LOAD || d->parent != dot->parent)
+		return false;
+	Value *ptr = val(f, d->opnds[0]);
+	return ptr->contig >= 8 && ptr->divis % 16 == 0;
+}
+
+/* A dot for wgmma: its shapes fit, and both operands will come from a pipelined ring. */
+static bool wgmma_dot(LayoutPass *p, Op *dot)
+{
+	Block *b = dot->parent;
+	if (is_chained(p, dot) || !b->parent || b->parent->code != OP_FOR || !layout_wgmma_ok(p->f, dot))
+		return false;
+	return streamed(p->f, dot, 0) && streamed(p->f, dot, 1);
+}
+
 /* The layout an anchor op wants for its memory operands / its result, or -1. */
 static int anchor(LayoutPass *p, Op *op)
 {
@@ -153,7 +178,8 @@ static int anchor(LayoutPass *p, Op *op)
 	if (op->code == OP_DOT) {
 		Type t = vtype(f, op->res[0]);
 		if (layout_mma_ok(f, op) || layout_mma_tf32(f, op)) {
-			Layout l = is_chained(p, op) ? layout_mma_acc_rows(t.shape[0], t.shape[1], f->num_warps)
+			bool rows = is_chained(p, op) || wgmma_dot(p, op);
+			Layout l = rows ? layout_mma_acc_rows(t.shape[0], t.shape[1], f->num_warps)
 			                             : layout_mma_acc(t.shape[0], t.shape[1], f->num_warps);
 			return layout_add(f, &l);
 		}

@@ -286,13 +286,13 @@ static ValId wait_op(Builder *b, int n)
 	return b_op1(b, OP_ASYNC_WAIT, type_scalar(TY_I32), &c, 1);
 }
 
-/* Rings and the prologue before the loop; leaves cur[] = carried values S-1 iterations in. */
-static void prologue(Pipe *p, int S, ValId *cur)
+/* Rings of nslots and the prologue before the loop; leaves cur[] = carried values dist iterations in. */
+static void prologue(Pipe *p, int nslots, int dist, ValId *cur)
 {
 	Func *f = p->f;
 	Op *loop = p->loop;
 	Builder b = {f, NULL, loop, loop->loc};
-	ValId ns = b_const_int(&b, TY_I32, S);
+	ValId ns = b_const_int(&b, TY_I32, nslots);
 	for (int i = 0; i < p->nloads; i++) {
 		p->loads[i].ring = b_op1(&b, OP_ASYNC_RING, vtype(f, p->loads[i].load->res[0]), &ns, 1);
 		val(f, p->loads[i].ring)->def->loc = p->loads[i].load->loc;
@@ -301,7 +301,7 @@ static void prologue(Pipe *p, int S, ValId *cur)
 	ElemKind ie = vtype(f, lo).elem;
 	for (int j = 1; j < p->body->nargs; j++)
 		cur[j] = loop->opnds[2 + j];
-	for (int s = 0; s < S - 1; s++) {
+	for (int s = 0; s < dist; s++) {
 		ValId iv = s == 0 ? lo : op1(&b, OP_ADD, vtype(f, lo), lo,
 		                             op1(&b, OP_MUL, vtype(f, lo), b_const_int(&b, ie, s), step));
 		start_round(p, iv, cur);
@@ -360,13 +360,14 @@ static Op *first_dot(Pipe *p)
 	die("pipeline: no dot uses the pipelined loads");
 }
 
-static void rewrite(Pipe *p, int S)
+/* The loop with loads issued dist iterations ahead into rings of nslots (> dist) slots. */
+static void rewrite(Pipe *p, int nslots, int dist)
 {
 	Func *f = p->f;
 	Op *loop = p->loop;
 	int nargs0 = p->body->nargs;
 	ValId *cur = NEWN(f->arena, ValId, nargs0);
-	prologue(p, S, cur);
+	prologue(p, nslots, dist, cur);
 
 	Builder pre = {f, NULL, loop, loop->loc};
 	ValId *ahead = NEWN(f->arena, ValId, nargs0), *yslot = NEWN(f->arena, int32_t, nargs0);
@@ -378,17 +379,17 @@ static void rewrite(Pipe *p, int S)
 	}
 	int rd_at = p->body->last->nopnds;
 	ValId rd = add_iter(f, loop, b_const_int(&pre, TY_I32, 0));
-	ValId wr = add_iter(f, loop, b_const_int(&pre, TY_I32, S - 1));
+	ValId wr = add_iter(f, loop, b_const_int(&pre, TY_I32, dist));
 
 	p->dot = first_dot(p);
 	Builder b = {f, NULL, p->dot, loop->loc};
-	p->wait = val(f, wait_op(&b, S - 2))->def;
+	p->wait = val(f, wait_op(&b, dist - 1))->def;
 	for (int i = 0; i < p->nloads; i++) {
 		Op *cvt = p->loads[i].cvt;
 		ValId o[2] = {p->loads[i].ring, rd};
 		b.loc = cvt->loc;
 		ValId ll = b_op1(&b, OP_LOCAL_LOAD, vtype(f, cvt->res[0]), o, 2);
-		val(f, ll)->def->iattr[1] = p->loads[i].trans;
+		val(f, ll)->def->iattr[1] = p->loads[i].trans ? LL_TRANS : 0;
 		val(f, ll)->layout = val(f, cvt->res[0])->layout;
 		val(f, ll)->name = val(f, cvt->res[0])->name;
 		ir_replace_uses(f, cvt->res[0], ll);
@@ -396,7 +397,7 @@ static void rewrite(Pipe *p, int S)
 	}
 	b.loc = loop->loc;
 	ValId iv = p->body->args[0], lo = loop->opnds[0];
-	ValId shift = op1(&b, OP_MUL, vtype(f, lo), b_const_int(&b, vtype(f, lo).elem, S - 1), loop->opnds[2]);
+	ValId shift = op1(&b, OP_MUL, vtype(f, lo), b_const_int(&b, vtype(f, lo).elem, dist), loop->opnds[2]);
 	ValId iva = op1(&b, OP_ADD, vtype(f, lo), iv, shift);
 	start_round(p, iva, ahead);
 	clone_round(p, &b);
@@ -405,8 +406,8 @@ static void rewrite(Pipe *p, int S)
 	for (int j = 1; j < nargs0; j++)
 		if (p->need[p->body->args[j]])
 			y->opnds[yslot[j]] = mapped(p, y->opnds[j - 1]);
-	y->opnds[rd_at] = bump(&b, rd, S);
-	y->opnds[rd_at + 1] = bump(&b, wr, S);
+	y->opnds[rd_at] = bump(&b, rd, nslots);
+	y->opnds[rd_at + 1] = bump(&b, wr, nslots);
 	p->rd = rd;
 	p->rd_next = y->opnds[rd_at];
 
@@ -515,6 +516,90 @@ static void prefetch_slices(Pipe *p, int S)
 	ir_remove(lb);
 }
 
+/* ---- wgmma: operands read where they lie ---- */
+
+static bool is_cvt_of_load(Pipe *p, ValId v)
+{
+	for (int i = 0; i < p->nloads; i++)
+		if (p->loads[i].cvt->res[0] == v)
+			return true;
+	return false;
+}
+
+/*
+ * The first dot of the loads runs as wgmma (sm_90a) when both its operands
+ * are pipelined loads, its shapes fit (layout_wgmma_ok) and the layout pass
+ * gave it layout_mma_acc_rows; B as stored ([K, N], N contiguous) needs
+ * whole 64-column panels.
+ */
+static bool wgmma_dot(Pipe *p, Op *dot)
+{
+	Func *f = p->f;
+	if (!is_cvt_of_load(p, dot->opnds[0]) || !is_cvt_of_load(p, dot->opnds[1]) || !layout_wgmma_ok(f, dot))
+		return false;
+	Type t = vtype(f, dot->res[0]);
+	Layout rows = layout_mma_acc_rows(t.shape[0], t.shape[1], f->num_warps);
+	if (!layout_eq(&f->layouts[val(f, dot->res[0])->layout], &rows))
+		return false;
+	Op *cb = val(f, dot->opnds[1])->def;
+	Op *src = val(f, cb->opnds[0])->def;
+	return (src && src->code == OP_TRANS) || t.shape[1] % 64 == 0;
+}
+
+/*
+ * The dot may stay in flight across the back edge (wgmma.wait_group 1
+ * after it instead of 0) when its accumulator only goes round the loop:
+ * it reads body argument j, its result is used only by the yield, as that
+ * argument's next value.  Returns j, or 0.
+ */
+static int async_acc(Pipe *p, Op *dot)
+{
+	Func *f = p->f;
+	ValId acc = dot->opnds[2];
+	Value *a = val(f, acc);
+	if (a->block != p->body || a->index < 1 || a->nuses != 1 || val(f, dot->res[0])->nuses != 1)
+		return 0;
+	return p->body->last->opnds[a->index - 1] == dot->res[0] ? a->index : 0;
+}
+
+/*
+ * After the rewrite: the dot's local_loads become LL_WGMMA (the slot's
+ * address, no registers), their rings RING_WGMMA (cg_wgmma.c's layout).
+ * An asynchronous dot (j > 0) gets `async` and a dot_wait on loop result
+ * j - 1 right after the loop, before anything reads the accumulator or
+ * reuses the rings' memory.
+ */
+static void wgmma_operands(Pipe *p, int j)
+{
+	Func *f = p->f;
+	ir_fill_uses(f);
+	Op *dot = p->dot, *ll[2] = {ring_operand(p, dot, 0), ring_operand(p, dot, 1)};
+	if (!ll[0] || !ll[1])
+		die("pipeline: the wgmma dot's operands are not ring slots");
+	for (int i = 0; i < 2; i++) {
+		ll[i]->iattr[1] |= LL_WGMMA;
+		val(f, ll[i]->opnds[0])->def->iattr[0] = RING_WGMMA;
+	}
+	if (!j)
+		return;
+	dot->iattr[1] = 1;
+	Op *loop = p->loop;
+	ValId r = loop->res[j - 1];
+	Builder b = {f, loop->next ? NULL : loop->parent, loop->next, loop->loc};
+	ValId w = b_op1(&b, OP_DOT_WAIT, vtype(f, r), &r, 1);
+	val(f, w)->layout = val(f, r)->layout;
+	val(f, w)->name = val(f, r)->name;
+	ir_replace_uses(f, r, w);
+	val(f, w)->def->opnds[0] = r;
+}
+
+/*
+ * Loads go num_stages - 1 iterations ahead into rings of num_stages slots;
+ * with an asynchronous wgmma dot num_stages - 2: the copies of iteration i
+ * (issued after its barrier, before its dot) then overwrite the slot of
+ * i - 2, whose dot every warpgroup has waited for (wait_group 1 in i - 1)
+ * before reaching that barrier, while dot i - 1 may still read its slot.
+ */
 static void pipeline_loop(Func *f, Op *loop)
 {
 	Pipe p = {.f = f, .loop = loop, .body = loop->blocks[0], .nvals = f->nvals};
@@ -527,8 +612,15 @@ static void pipeline_loop(Func *f, Op *loop)
 	p.map = NEWN(f->arena, ValId, f->nvals);
 	if (!mark_slices(&p))
 		return;
-	rewrite(&p, f->num_stages);
-	prefetch_slices(&p, f->num_stages);
+	int S = f->num_stages;
+	Op *dot = first_dot(&p);
+	bool wg = wgmma_dot(&p, dot);
+	int j = wg && S >= 3 ? async_acc(&p, dot) : 0;
+	rewrite(&p, S, j ? S - 2 : S - 1);
+	if (wg)
+		wgmma_operands(&p, j);
+	else
+		prefetch_slices(&p, S);
 }
 
 void pass_pipeline(Func *f)

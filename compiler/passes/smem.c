@@ -23,13 +23,14 @@
 
 #include <stdlib.h>
 
-enum { ALIGN = 16 };
+enum { ALIGN = 16, WGMMA_ALIGN = 1024 };
 
 typedef struct Buffer {
 	Op *op;
 	int32_t size;     /* bytes, a multiple of ALIGN */
 	int start, end;   /* live interval [start, end) in op indices */
 	int32_t offset;
+	int32_t align;    /* ALIGN, or WGMMA_ALIGN for a ring wgmma reads (its swizzle atoms) */
 } Buffer;
 
 typedef struct Plan {
@@ -139,7 +140,8 @@ static void collect_buffer(Func *f, Op *op, void *ctx)
 	if (p->n >= p->cap)
 		p->bufs = arena_grow(p->arena, p->bufs, &p->cap, p->n + 1, sizeof(Buffer));
 	int end = op->code == OP_ASYNC_RING ? live_end(op, i) : i + 1;
-	p->bufs[p->n++] = (Buffer){op, (int32_t)((n + ALIGN - 1) / ALIGN * ALIGN), i, end, -1};
+	int32_t align = op->code == OP_ASYNC_RING && op->iattr[0] == RING_WGMMA ? WGMMA_ALIGN : ALIGN;
+	p->bufs[p->n++] = (Buffer){op, (int32_t)((n + ALIGN - 1) / ALIGN * ALIGN), i, end, -1, align};
 }
 
 static int by_size(const void *a, const void *b)
@@ -166,7 +168,7 @@ static void place_buffers(Plan *p)
 			for (int j = 0; j < i; j++) {
 				Buffer *q = &p->bufs[j];
 				if (overlap(b, q) && off < q->offset + q->size && q->offset < off + b->size) {
-					off = q->offset + q->size;
+					off = (q->offset + q->size + b->align - 1) / b->align * b->align;
 					moved = true;
 				}
 			}

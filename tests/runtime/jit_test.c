@@ -249,7 +249,7 @@ static void test_spec_key(void)
 
 static void test_arch(void)
 {
-	CHECK(strcmp(rt_arch_for(9, 0), "sm_90") == 0);
+	CHECK(strcmp(rt_arch_for(9, 0), "sm_90a") == 0);
 	CHECK(strcmp(rt_arch_for(10, 0), "sm_90") == 0);
 	CHECK(strcmp(rt_arch_for(8, 9), "sm_89") == 0);
 	CHECK(strcmp(rt_arch_for(8, 6), "sm_86") == 0);

@@ -1,0 +1,241 @@
+/*
+ * cg_wgmma.c: dot on Hopper's warpgroup tensor cores, wgmma.mma_async
+ * (sm_90a), with both operands read by the tensor cores straight from
+ * their ring slots: passes/pipeline.c marks such local_loads LL_WGMMA (they
+ * stand for the slot's shared address, one i32 register) and their rings
+ * RING_WGMMA.
+ *
+ * A RING_WGMMA slot holds an [R, C] tile of 16-bit elements in wgmma's
+ * canonical swizzled layout: C is cut into panels of P = min(C, 64)
+ * columns (W = 2P bytes a row), panel p at byte p * R * W, and inside a
+ * panel row r keeps 16-byte chunk j at chunk j ^ phase(r), cg_mma.c's
+ * swizzle, which for W = 128 / 64 / 32 bytes is wgmma's 128B / 64B / 32B
+ * swizzle (address bits 4.. XOR bits 7..).  Slots are 1024-byte aligned
+ * (passes/smem.c), the period of those patterns.
+ *
+ * A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format")
+ * is a 64-bit word: start address >> 4 in bits 0-13, the leading byte
+ * offset >> 4 in 16-29, the stride byte offset >> 4 in 32-45, the swizzle
+ * mode in 62-63 (1: 128B, 2: 64B, 3: 32B).  Here:
+ *
+ *     K-major (A; B stored [N, K]):  SBO = 8W, from 8 rows of M (N) to the
+ *         next; LBO unused under a swizzle; k16 step s starts at panel
+ *         16s / P, byte 32s mod W of the row.
+ *     MN-major (B stored [K, N], trans-b): 64-column panels, LBO = R * 128,
+ *         from one panel to the next along N, SBO = 1024, from 8 rows of K
+ *         to the next; step s starts at row 16s.
+ *
+ * The accumulator is layout_mma_acc_rows with every warp along M: warp w
+ * holds rows 16w .. 16w+15 (warpgroup g = w / 4 rows 64g ..) and the m16n8
+ * fragment repeated along N, which is the register order of wgmma's
+ * m64nNk16 result (d[4i .. 4i+3] = n8 tile i).  Blocks of 16 * num_warps
+ * rows repeat in registers; N is issued in instructions of up to 256.
+ *
+ * One dot is: wgmma.fence; for each k16 step and block, a wgmma with the
+ * accumulator registers in and out; commit_group; wait_group 0, which also
+ * passes the registers through, so that nothing reads them before it.
+ * The shared memory was written by cp.async (the generic proxy) and is
+ * read here by the async proxy: cg_async.c's wait puts fence.proxy.async
+ * before its barrier.
+ */
+#include <string.h>
+
+#include "cg.h"
+
+static bool wgmma_operand(Cg *c, ValId v)
+{
+	Op *d = val(c->f, v)->def;
+	return d && d->code == OP_LOCAL_LOAD && (d->iattr[1] & LL_WGMMA);
+}
+
+bool cg_is_wgmma(Cg *c, Op *op)
+{
+	return wgmma_operand(c, op->opnds[0]) && wgmma_operand(c, op->opnds[1]);
+}
+
+/* Byte offset of element `flat` in a RING_WGMMA slot of `rows` rows of 2^rowbits elements. */
+LLVMValueRef cg_wgmma_offset(Cg *c, LLVMValueRef flat, int rowbits, int rows)
+{
+	int pb = rowbits < 6 ? rowbits : 6;
+	if (pb == rowbits)
+		return cg_swizzle(c, flat, rowbits);
+	LLVMValueRef row = LLVMBuildLShr(c->b, flat, cg_i32c(c, rowbits), "");
+	LLVMValueRef col = LLVMBuildAnd(c->b, flat, cg_i32c(c, (1 << rowbits) - 1), "");
+	LLVMValueRef panel = LLVMBuildLShr(c->b, col, cg_i32c(c, pb), "");
+	LLVMValueRef pcol = LLVMBuildAnd(c->b, col, cg_i32c(c, (1 << pb) - 1), "");
+	LLVMValueRef in = LLVMBuildOr(c->b, LLVMBuildShl(c->b, row, cg_i32c(c, pb), ""), pcol, "");
+	LLVMValueRef at = LLVMBuildMul(c->b, panel, cg_i32c(c, (int64_t)rows << (pb + 1)), "");
+	return LLVMBuildAdd(c->b, at, cg_swizzle(c, in, pb), "");
+}
+
+/* A slot of ring type t as wgmma sees it. */
+typedef struct Smem {
+	LLVMValueRef base4;   /* i32: the slot's shared address >> 4 (plus a warpgroup's rows for A) */
+	int rows, cols;       /* R, C */
+	bool mn_major;        /* B stored [K, N] */
+	uint64_t hi;          /* the descriptor's constant bits: LBO, SBO, swizzle */
+} Smem;
+
+static uint64_t desc_bits(uint64_t lbo, uint64_t sbo, int width)
+{
+	uint64_t mode = width == 128 ? 1 : width == 64 ? 2 : 3;
+	return ((lbo >> 4) & 0x3fff) << 16 | ((sbo >> 4) & 0x3fff) << 32 | mode << 62;
+}
+
+static Smem smem_operand(Cg *c, ValId v, bool mn_major)
+{
+	Op *ll = val(c->f, v)->def;
+	Type t = vtype(c->f, ll->opnds[0]);
+	Smem s = {NULL, t.shape[0], t.shape[1], mn_major, 0};
+	int w = 2 * (s.cols < 64 ? s.cols : 64);
+	s.hi = mn_major ? desc_bits((uint64_t)s.rows * 128, 1024, 128) : desc_bits(16, 8 * (uint64_t)w, w);
+	s.base4 = LLVMBuildLShr(c->b, c->regs[v][0], cg_i32c(c, 4), "");
+	return s;
+}
+
+/* Bytes from the slot to k16 step s of the rows (K-major) / columns (MN-major) from `first`. */
+static uint32_t step_offset(const Smem *s, int first, int step)
+{
+	if (s->mn_major)
+		return (uint32_t)(first / 64 * s->rows * 128 + step * 16 * 128);
+	int p = s->cols < 64 ? s->cols : 64, k = 16 * step;
+	return (uint32_t)(k / p * s->rows * 2 * p + first * 2 * p + k % p * 2);
+}
+
+static LLVMValueRef descriptor(Cg *c, const Smem *s, uint32_t off)
+{
+	LLVMValueRef lo = LLVMBuildAdd(c->b, s->base4, cg_i32c(c, off >> 4), "");
+	lo = LLVMBuildZExt(c->b, lo, c->i64, "");
+	return LLVMBuildOr(c->b, lo, LLVMConstInt(c->i64, s->hi, 0), "");
+}
+
+static LLVMTypeRef f32_struct(Cg *c, int n)
+{
+	LLVMTypeRef *t = NEWN(c->f->arena, LLVMTypeRef, n);
+	for (int i = 0; i < n; i++)
+		t[i] = c->f32;
+	return LLVMStructTypeInContext(c->ctx, t, (unsigned)n, 0);
+}
+
+/* n f32 registers in and out, "=f,...,=f" `inputs` ",0,...,n-1": the tied inputs come after the others. */
+static char *tied_constraints(Cg *c, int n, const char *inputs)
+{
+	StrBuf b = {0};
+	for (int i = 0; i < n; i++)
+		sb_puts(&b, i ? ",=f" : "=f");
+	sb_puts(&b, inputs);
+	for (int i = 0; i < n; i++)
+		sb_printf(&b, ",%d", i);
+	sb_puts(&b, ",~{memory}");
+	char *s = arena_strdup(c->f->arena, b.s);
+	sb_free(&b);
+	return s;
+}
+
+/* The asm's result registers into d. */
+static void unpack(Cg *c, LLVMValueRef r, LLVMValueRef *d, int n)
+{
+	for (int i = 0; i < n; i++)
+		d[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
+}
+
+/*
+ * wgmma.wait_group 0, with the n registers of regs passed through it (in
+ * asm statements of at most 128), so that every use of them comes after.
+ */
+static void wait_through(Cg *c, LLVMValueRef *regs, int n)
+{
+	for (int i = 0; i < n; i += 128) {
+		int k = n - i < 128 ? n - i : 128;
+		LLVMValueRef r = cg_asm(c, i ? "" : "wgmma.wait_group.sync.aligned 0;", tied_constraints(c, k, ""),
+		                        f32_struct(c, k), regs + i, k, true);
+		unpack(c, r, regs + i, k);
+	}
+}
+
+static const char *mma_text(Cg *c, int n, ElemKind e, bool mn_major)
+{
+	StrBuf b = {0};
+	const char *t = e == TY_BF16 ? "bf16" : "f16";
+	sb_printf(&b, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n / 2 + 2,
+	          n, t, t);
+	for (int i = 0; i < n / 2; i++)
+		sb_printf(&b, "%s$%d", i ? ", " : "", i);
+	sb_printf(&b, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", n / 2, n / 2 + 1, mn_major ? 1 : 0);
+	char *s = arena_strdup(c->f->arena, b.s);
+	sb_free(&b);
+	return s;
+}
+
+void cg_wgmma(Cg *c, Op *op)
+{
+	Func *f = c->f;
+	ValId acc = op->opnds[2], res = op->res[0];
+	const Layout *lc = cg_layout(c, res);
+	ElemKind e = vtype(f, op->opnds[0]).elem;
+	int M = lc->shape[0], N = lc->shape[1], K = vtype(f, op->opnds[0]).shape[1];
+	int ni = N < 256 ? N : 256, nr = ni / 2, rows = 16 * f->num_warps;
+	bool trans_b = val(f, op->opnds[1])->def->iattr[1] & LL_TRANS;
+	Smem sa = smem_operand(c, op->opnds[0], false), sb = smem_operand(c, op->opnds[1], !trans_b);
+	/* warpgroup g's rows of A: 64g, in panel rows of W bytes */
+	int wa = 2 * (sa.cols < 64 ? sa.cols : 64);
+	LLVMValueRef g = LLVMBuildLShr(c->b, c->warp, cg_i32c(c, 2), "");
+	sa.base4 = LLVMBuildAdd(c->b, sa.base4, LLVMBuildMul(c->b, g, cg_i32c(c, 64 * wa / 16), ""), "");
+
+	/* register of the element at (row, col) relative to the thread */
+	int64_t numel = (int64_t)M * N;
+	int32_t *reg_of = NEWN(f->arena, int32_t, numel);
+	memset(reg_of, 0xff, sizeof(int32_t) * (size_t)numel);
+	for (uint32_t r = 0; r < 1u << lc->nreg; r++)
+		reg_of[cg_reg_index(lc, r)] = (int32_t)r;
+	int nblocks = (M / rows) * (N / ni);
+	int32_t *map = NEWN(f->arena, int32_t, (int64_t)nblocks * nr);
+	for (int blk = 0; blk < nblocks; blk++) {
+		int mb = blk / (N / ni), nb = blk % (N / ni);
+		for (int j = 0; j < nr; j++) {
+			int row = mb * rows + 8 * (j >> 1 & 1), col = nb * ni + 8 * (j >> 2) + (j & 1);
+			int32_t r = reg_of[(int64_t)row * N + col];
+			if (r < 0)
+				die("codegen: wgmma accumulator of %dx%d has no register for (%d, %d)", M, N, row, col);
+			map[blk * nr + j] = r;
+		}
+	}
+
+	LLVMValueRef *out = cg_new_regs(c, res);
+	for (uint32_t r = 0; r < 1u << lc->nreg; r++)
+		out[r] = c->regs[acc][r];
+	LLVMTypeRef vt = LLVMVoidTypeInContext(c->ctx), st = f32_struct(c, nr);
+	cg_asm(c, "wgmma.fence.sync.aligned;", "~{memory}", vt, NULL, 0, true);
+	const char *text = mma_text(c, ni, e, sb.mn_major);
+	const char *cons = tied_constraints(c, nr, ",l,l,r");
+	LLVMValueRef *args = NEWN(f->arena, LLVMValueRef, nr + 3);
+	for (int s = 0; s < K / 16; s++) {
+		for (int blk = 0; blk < nblocks; blk++) {
+			int mb = blk / (N / ni), nb = blk % (N / ni);
+			args[0] = descriptor(c, &sa, step_offset(&sa, mb * rows, s));
+			args[1] = descriptor(c, &sb, step_offset(&sb, nb * ni, s));
+			args[2] = cg_i32c(c, 1);
+			for (int j = 0; j < nr; j++)
+				args[3 + j] = out[map[blk * nr + j]];
+			LLVMValueRef r = cg_asm(c, text, cons, st, args, nr + 3, true);
+			LLVMValueRef *d = NEWN(f->arena, LLVMValueRef, nr);
+			unpack(c, r, d, nr);
+			for (int j = 0; j < nr; j++)
+				out[map[blk * nr + j]] = d[j];
+		}
+	}
+	cg_asm(c, "wgmma.commit_group.sync.aligned;", "~{memory}", vt, NULL, 0, true);
+	if (op->iattr[1])
+		cg_asm(c, "wgmma.wait_group.sync.aligned 1;", "~{memory}", vt, NULL, 0, true);
+	else
+		wait_through(c, out, 1 << lc->nreg);
+}
+
+/* dot_wait: the accumulator of the asynchronous dots, once they are done. */
+void cg_wgmma_wait(Cg *c, Op *op)
+{
+	int n = cg_nregs(c, op->opnds[0]);
+	LLVMValueRef *out = cg_new_regs(c, op->res[0]);
+	memcpy(out, c->regs[op->opnds[0]], sizeof(LLVMValueRef) * (size_t)n);
+	wait_through(c, out, n);
+}
