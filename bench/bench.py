@@ -66,11 +66,14 @@ MEAN_TOL = 1e-5                   # one missed block of 4096 in 10^8 is 4e-5
 FLUSH_BYTES = 256 << 20
 COPY_BYTES = 1 << 30
 MM_TOL = 1e-2                     # ||out - ref|| / ||ref||, f16/bf16 out, against f32 cuBLAS
-# triton_mma: Triton compiled with DISABLE_MMA_V3=1, i.e. on tilec's mma.sync path
-MM_IMPLS = ("tilec", "triton", "triton_mma", "cublas")
+# tilec: the JIT's choice for the GPU (sm_90a on an H100: wgmma); tilec_mma: tilec compiled for
+# sm_90 (ldmatrix + mma.sync); triton_mma: Triton compiled with DISABLE_MMA_V3=1 (mma.sync too)
+MM_IMPLS = ("tilec", "tilec_mma", "triton", "triton_mma", "cublas")
 # (BM, BN, BK, num_warps, num_stages) tried for tilec; GROUP_M is 8 throughout.
-MM_CONFIGS = [(128, 256, 32, 8, 4), (256, 128, 32, 8, 4), (128, 256, 32, 8, 3),
-              (128, 128, 32, 4, 4), (128, 128, 32, 8, 3), (256, 128, 32, 8, 3)]
+MM_CONFIGS = [(128, 256, 32, 8, 6), (128, 256, 32, 8, 5), (128, 256, 64, 8, 4),
+              (256, 128, 32, 8, 5), (128, 128, 32, 8, 6), (128, 256, 32, 8, 4)]
+# the same for tilec on the mma.sync path (sm_90): its best configs
+MM_CONFIGS_MMA = [(128, 256, 32, 8, 4), (256, 128, 32, 8, 4)]
 MM_GROUP_M = 8
 MM_TUNE_REPS = 5                  # timed calls per config while tuning (median)
 MM_TUNE_CAP_S = 30.0              # seconds per implementation per problem for tuning
@@ -235,16 +238,17 @@ def format_matmul(res):
     mm = res.get("matmul") or {}
     if not mm.get("problems"):
         return "matmul: not measured"
-    rows = [("matmul", "tilec TF/s", "Triton TF/s", "Triton mma.sync TF/s", "cuBLAS TF/s", "ours/cuBLAS",
-             "ours/Triton", "ours/Triton mma.sync", "Triton/cuBLAS")]
+    rows = [("matmul", "tilec TF/s", "tilec mma.sync", "Triton TF/s", "Triton mma.sync", "cuBLAS TF/s",
+             "ours/cuBLAS", "ours/Triton", "mma.sync ours/cuBLAS", "mma.sync ours/Triton", "Triton/cuBLAS")]
     for w in mm["problems"]:
         i = w["impls"]
-        t, tr, tm, cb = i.get("tilec"), i.get("triton"), i.get("triton_mma"), i.get("cublas")
-        rows.append((w["name"], cell_tf(t), cell_tf(tr), cell_tf(tm), cell_tf(cb), ratio_tf(t, cb),
-                     ratio_tf(t, tr), ratio_tf(t, tm), ratio_tf(tr, cb)))
+        t, t2, tr, tm, cb = (i.get(k) for k in ("tilec", "tilec_mma", "triton", "triton_mma", "cublas"))
+        rows.append((w["name"], cell_tf(t), cell_tf(t2), cell_tf(tr), cell_tf(tm), cell_tf(cb), ratio_tf(t, cb),
+                     ratio_tf(t, tr), ratio_tf(t2, cb), ratio_tf(t2, tm), ratio_tf(tr, cb)))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     lines = [f"matmul, TFLOP/s = 2MNK / median ({mm.get('reps', '?')} reps, L2 flushed, tolerance {MM_TOL:g} "
-             "against f32 cuBLAS, TF32 off; Triton mma.sync = Triton with DISABLE_MMA_V3=1, no wgmma)"]
+             "against f32 cuBLAS, TF32 off; tilec = the JIT's arch for the GPU (sm_90a: wgmma), tilec mma.sync = "
+             "tilec for sm_90, Triton mma.sync = Triton with DISABLE_MMA_V3=1, no wgmma)"]
     for n, r in enumerate(rows):
         lines.append(" | ".join(s.ljust(widths[c]) if c == 0 else s.rjust(widths[c]) for c, s in enumerate(r)))
         if n == 0:
@@ -252,7 +256,7 @@ def format_matmul(res):
     lines.append("winning configs (BMxBNxBK warps stages; GROUP_M 8), rel err of the winner:")
     for w in mm["problems"]:
         parts = []
-        for impl in ("tilec", "triton", "triton_mma"):
+        for impl in ("tilec", "tilec_mma", "triton", "triton_mma"):
             r = w["impls"].get(impl) or {}
             err = r.get("rel_err", [None])[0]
             tried = r.get("tried", [])
@@ -283,7 +287,8 @@ def plot_matmul(res, path, plt):
         return False
     fig, ax = plt.subplots(figsize=(max(7, 1.6 * len(probs) + 2), 5))
     width = 0.8 / len(MM_IMPLS)
-    colors = {"tilec": "tab:blue", "triton": "tab:orange", "triton_mma": "tab:red", "cublas": "tab:green"}
+    colors = {"tilec": "tab:blue", "tilec_mma": "tab:cyan", "triton": "tab:orange", "triton_mma": "tab:red",
+              "cublas": "tab:green"}
     top = 1.0
     for j, impl in enumerate(MM_IMPLS):
         for i, w in enumerate(probs):
@@ -416,6 +421,7 @@ def fake_results():
         tried = [{"config": c, "status": "ok", "median_ms": 1.0} for c in MM_CONFIGS[:5]]
         tried.append({"config": MM_CONFIGS[5], "status": "compile: shared memory 240 KB over the 227 KB limit"})
         im = {"tilec": okm(500 + 10 * i, MM_CONFIGS[0], tried=tried),
+              "tilec_mma": okm(450, MM_CONFIGS_MMA[0], tried=[]),
               "triton": okm(600, (128, 256, 64, 8, 8, 3), tried=[]),
               "triton_mma": okm(480, (128, 256, 64, 8, 8, 3), tried=[]), "cublas": okm(700, None)}
         if i == 3:
@@ -543,7 +549,7 @@ class Gpu:
             self.dead = f"{type(e).__name__}: {e}"
             return False
 
-    def kernel(self, file, name, defines, num_warps, source_suffix="", num_stages=0, dtype="f16"):
+    def kernel(self, file, name, defines, num_warps, source_suffix="", num_stages=0, dtype="f16", arch=None):
         path = os.path.join(EXAMPLES, file)
         src = path
         if source_suffix or dtype == "bf16":
@@ -551,7 +557,8 @@ class Gpu:
                 src = f.read() + source_suffix
             if dtype == "bf16":
                 src = bf16_source(src)
-        return self.tilec.Kernel.compile(src, name, defines=defines, num_warps=num_warps, num_stages=num_stages)
+        return self.tilec.Kernel.compile(src, name, defines=defines, num_warps=num_warps, num_stages=num_stages,
+                                         arch=arch)
 
     def randn(self, *shape):
         return self.torch.randn(*shape, device=self.dev, dtype=self.torch.float32)
@@ -799,11 +806,11 @@ class Gpu:
         ref = torch.matmul(a.float(), b.float())
         return a, b, torch.relu(ref) if relu else ref
 
-    def mm_tilec(self, dt, relu, cfg):
+    def mm_tilec(self, dt, relu, cfg, arch=None):
         bm, bn, bk, warps, stages = cfg
         file, name = ("matmul_relu.tile", "matmul_relu") if relu else ("matmul.tile", "matmul")
         return self.kernel(file, name, {"BM": bm, "BN": bn, "BK": bk, "GROUP_M": MM_GROUP_M}, warps,
-                           num_stages=stages, dtype=dt)
+                           num_stages=stages, dtype=dt, arch=arch)
 
     def mm_ours_run(self, k, cfg, a, b, c):
         (m, kk), n = a.shape, b.shape[1]
@@ -866,6 +873,9 @@ class Gpu:
         def ours(cfg, c):
             return self.mm_ours_run(self.mm_tilec(dt, relu, cfg), cfg, a, b, c)
 
+        def ours_mma(cfg, c):
+            return self.mm_ours_run(self.mm_tilec(dt, relu, cfg, arch="sm_90"), cfg, a, b, c)
+
         def triton(cfg, c):
             return lambda: tk.matmul(a, b, c, cfg, "relu" if relu else "")
 
@@ -891,6 +901,8 @@ class Gpu:
                 continue
             if impl == "tilec":
                 r = tuned(impl, MM_CONFIGS, ours)
+            elif impl == "tilec_mma":
+                r = tuned(impl, MM_CONFIGS_MMA, ours_mma)
             elif impl == "triton":
                 r = tuned(impl, tk.MATMUL_CONFIGS, triton)
             elif impl == "triton_mma":

@@ -196,12 +196,13 @@ class Kernel:
             self._args[i].kind = k
 
     @classmethod
-    def compile(cls, source_or_path, name=None, defines=None, num_warps=0, num_stages=0, device=None):
+    def compile(cls, source_or_path, name=None, defines=None, num_warps=0, num_stages=0, device=None, arch=None):
         """Compile `name` (None: the first kernel) from a .tile path or source text.
-        defines: {"BLOCK": 1024, ...}; num_warps/num_stages 0: the kernel's own."""
+        defines: {"BLOCK": 1024, ...}; num_warps/num_stages 0: the kernel's own;
+        arch None: the device's (sm_90a on an H100)."""
         ctx = context(device)
         text, src_name = _read_source(source_or_path)
-        o, keep = _options(defines, num_warps, num_stages, None, src_name)
+        o, keep = _options(defines, num_warps, num_stages, arch, src_name)
         h = ctypes.c_void_p()
         ctx.check(ctx.lib.tilec_compile(ctx.handle, text.encode(), name.encode() if name else None,
                                         ctypes.byref(o), ctypes.byref(h)))
