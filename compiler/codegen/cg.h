@@ -4,7 +4,8 @@
  * Codegen turns a Func whose tensors carry layouts (passes/layout.c) into an
  * LLVM module for NVPTX with the LLVM C API, one file per op family as in
  * Triton's TritonGPUToLLVM: cg_elementwise.c, cg_memory.c, cg_reduce.c,
- * cg_convert.c, cg_dot.c; cg_main.c owns the module, the kernel function,
+ * cg_convert.c, cg_dot.c (cg_mma.c, cg_wgmma.c for tensor cores),
+ * cg_async.c; cg_main.c owns the module, the kernel function,
  * control flow and the trip to PTX.
  *
  * A tensor value becomes an array of 2^nreg LLVM values, one per register of
@@ -134,7 +135,8 @@ LLVMValueRef cg_swizzle(Cg *c, LLVMValueRef flat, int rowbits);
 /* v (an mma operand layout) from the swizzled tile at offset off + dyn bytes, by ldmatrix. */
 void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn);
 
-/* cg_wgmma.c: wgmma (sm_90a) on operands a pipelined loop keeps in shared memory */
+/* cg_wgmma.c: wgmma (sm_90a) on operands a pipelined loop keeps in shared memory; such
+ * an operand (local_load ... wgmma) has one register: its slot's i32 shared address */
 bool cg_is_wgmma(Cg *c, Op *op);
 void cg_wgmma(Cg *c, Op *op);
 void cg_wgmma_wait(Cg *c, Op *op);  /* dot_wait */

@@ -12,7 +12,9 @@
  * layout_mma_tf32, layout_mma_a_tf32 / layout_mma_b_tf32).  Chained dots
  * (one's result reaches another's operand, in one block, through pure ops:
  * attention's Q K^T, softmax, P V) take layout_mma_acc_rows, warps along
- * M, so P reaches the second dot without crossing shared memory.  The rest follows
+ * M, so P reaches the second dot without crossing shared memory; so does a
+ * dot for wgmma (sm_90a: layout_wgmma_ok, both operands loads of its loop),
+ * whose warpgroups each compute 64 rows.  The rest follows
  * from three sweeps, in the spirit of Triton's Coalesce and
  * RemoveLayoutConversions but done as dataflow instead of rewriting:
  *

@@ -32,7 +32,9 @@
  *
  * Then a dot of two ring operands is split into 16-wide k-slices, each
  * read one dot ahead of its use, slice 0 across the back edge
- * (prefetch_slices, as Triton's Prefetch pass for MMAv2).
+ * (prefetch_slices, as Triton's Prefetch pass for MMAv2).  On sm_90a such a
+ * dot runs as wgmma instead, reading both slots where they lie, and stays
+ * in flight across the back edge (wgmma_dot, wgmma_operands).
  */
 #include <math.h>
 #include <string.h>
