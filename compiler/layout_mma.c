@@ -246,18 +246,20 @@ bool layout_mma_ok(Func *f, const Op *dot)
  * m16n8 accumulator fragment repeated along N (d[4i .. 4i+3] is n8 tile
  * i), which is layout_mma_acc_rows with every warp along M: so M must give
  * each warp its own 16 rows (repeats of the whole block are more
- * instructions), N splits into instructions of at most 256 columns, and the
- * accumulator is at most 128 f32 registers per thread.
+ * instructions).  The accumulator is at most 128 f32 registers per thread
+ * (which keeps N <= 256, one instruction wide) and leaves 48 of the
+ * thread's share of the register file (65536 / threads, at most 255) for
+ * the rest.  The operands come from a pipelined ring: num_stages >= 2.
  */
 bool layout_wgmma_ok(Func *f, const Op *dot)
 {
-	if (!f->wgmma || f->num_warps % 4 || !layout_mma_ok(f, dot))
+	if (!f->wgmma || f->num_warps % 4 || f->num_stages < 2 || !layout_mma_ok(f, dot))
 		return false;
 	Type c = vtype(f, dot->res[0]);
-	int M = c.shape[0], N = c.shape[1];
-	if (M % (16 * f->num_warps) || (N > 256 && N % 256))
-		return false;
-	return (int64_t)M * N / (32 * f->num_warps) <= 128;
+	int M = c.shape[0], N = c.shape[1], threads = 32 * f->num_warps;
+	int share = 65536 / threads < 255 ? 65536 / threads : 255;
+	int64_t acc = (int64_t)M * N / threads;
+	return M % (16 * f->num_warps) == 0 && acc <= 128 && acc + 48 <= share;
 }
 
 bool layout_is_mma_acc(const Layout *l, int num_warps)

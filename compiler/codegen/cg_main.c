@@ -738,6 +738,18 @@ static void check_supported(Func *f, Op *op, void *ctx)
 		         "held by several threads and only one adds; use atomic_add as a statement", l ? "tile" : "scalar");
 }
 
+/* An .ir file planned for wgmma (passes/pipeline.c) compiled for an arch without it. */
+static void check_no_wgmma(Func *f, Op *op, void *ctx)
+{
+	(void)f;
+	bool wg = (op->code == OP_ASYNC_RING && op->iattr[0] == RING_WGMMA) ||
+	          (op->code == OP_LOCAL_LOAD && (op->iattr[1] & LL_WGMMA)) || op->code == OP_DOT_WAIT ||
+	          (op->code == OP_DOT && op->iattr[1]);
+	if (wg)
+		error_at(ctx, op->loc, "%s is planned for wgmma, which this --arch does not have; compile for sm_90a",
+		         op_info[op->code].text);
+}
+
 int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char *file_name,
             StrBuf *out, Diag *d)
 {
@@ -747,6 +759,8 @@ int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char 
 	call_once(&init_once, init_llvm);
 	ir_fill_uses(f);
 	ir_walk(f, check_supported, d);
+	if (!t->wgmma)
+		ir_walk(f, check_no_wgmma, d);
 	Cg *c = NEW(f->arena, Cg);
 	init_cg(c, f, t);
 	jmp_buf jb;

@@ -29,11 +29,16 @@
  * holds rows 16w .. 16w+15 (warpgroup g = w / 4 rows 64g ..) and the m16n8
  * fragment repeated along N, which is the register order of wgmma's
  * m64nNk16 result (d[4i .. 4i+3] = n8 tile i).  Blocks of 16 * num_warps
- * rows repeat in registers; N is issued in instructions of up to 256.
+ * rows repeat in registers; N (at most 256, layout_wgmma_ok) is one
+ * instruction wide.
  *
  * One dot is: wgmma.fence; for each k16 step and block, a wgmma with the
- * accumulator registers in and out; commit_group; wait_group 0, which also
- * passes the registers through, so that nothing reads them before it.
+ * accumulator registers in and out; commit_group; then wait_group 0, which
+ * also passes the registers through, so that nothing reads them before it.
+ * An asynchronous dot (`dot ... async`, passes/pipeline.c) ends with
+ * wait_group 1 instead, leaving itself in flight while the loop goes round
+ * (its registers go only to the next iteration's wgmma), and the dot_wait
+ * after the loop is the wait_group 0.
  * The shared memory was written by cp.async (the generic proxy) and is
  * read here by the async proxy: cg_async.c's wait puts fence.proxy.async
  * before its barrier.
@@ -139,20 +144,17 @@ static void unpack(Cg *c, LLVMValueRef r, LLVMValueRef *d, int n)
 		d[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
 }
 
-/*
- * wgmma.wait_group 0, with the n registers of regs passed through it (in
- * asm statements of at most 128), so that every use of them comes after.
- */
+/* wgmma.wait_group 0, with the n registers of regs passed through it, so that every use of them comes after. */
 static void wait_through(Cg *c, LLVMValueRef *regs, int n)
 {
-	for (int i = 0; i < n; i += 128) {
-		int k = n - i < 128 ? n - i : 128;
-		LLVMValueRef r = cg_asm(c, i ? "" : "wgmma.wait_group.sync.aligned 0;", tied_constraints(c, k, ""),
-		                        f32_struct(c, k), regs + i, k, true);
-		unpack(c, r, regs + i, k);
-	}
+	if (n > 128)
+		die("codegen: a wgmma accumulator of %d registers per thread", n);
+	LLVMValueRef r = cg_asm(c, "wgmma.wait_group.sync.aligned 0;", tied_constraints(c, n, ""), f32_struct(c, n),
+	                        regs, n, true);
+	unpack(c, r, regs, n);
 }
 
+/* scale-d, whether D += A B (1) or D = A B (0), is a predicate operand: set from $nr+2 */
 static const char *mma_text(Cg *c, int n, ElemKind e, bool mn_major)
 {
 	StrBuf b = {0};
@@ -174,7 +176,9 @@ void cg_wgmma(Cg *c, Op *op)
 	const Layout *lc = cg_layout(c, res);
 	ElemKind e = vtype(f, op->opnds[0]).elem;
 	int M = lc->shape[0], N = lc->shape[1], K = vtype(f, op->opnds[0]).shape[1];
-	int ni = N < 256 ? N : 256, nr = ni / 2, rows = 16 * f->num_warps;
+	int nr = N / 2, rows = 16 * f->num_warps, nblocks = M / rows;
+	if (N > 256 || nr > 128 || M % rows)
+		die("codegen: a %dx%d wgmma accumulator over %d warps", M, N, f->num_warps);
 	bool trans_b = val(f, op->opnds[1])->def->iattr[1] & LL_TRANS;
 	Smem sa = smem_operand(c, op->opnds[0], false), sb = smem_operand(c, op->opnds[1], !trans_b);
 	/* warpgroup g's rows of A: 64g, in panel rows of W bytes */
@@ -182,22 +186,20 @@ void cg_wgmma(Cg *c, Op *op)
 	LLVMValueRef g = LLVMBuildLShr(c->b, c->warp, cg_i32c(c, 2), "");
 	sa.base4 = LLVMBuildAdd(c->b, sa.base4, LLVMBuildMul(c->b, g, cg_i32c(c, 64 * wa / 16), ""), "");
 
-	/* register of the element at (row, col) relative to the thread */
+	/* map[mb * nr + j]: the register of d[j] of m-block mb (rows mb * rows + ..) */
 	int64_t numel = (int64_t)M * N;
 	int32_t *reg_of = NEWN(f->arena, int32_t, numel);
 	memset(reg_of, 0xff, sizeof(int32_t) * (size_t)numel);
 	for (uint32_t r = 0; r < 1u << lc->nreg; r++)
 		reg_of[cg_reg_index(lc, r)] = (int32_t)r;
-	int nblocks = (M / rows) * (N / ni);
 	int32_t *map = NEWN(f->arena, int32_t, (int64_t)nblocks * nr);
-	for (int blk = 0; blk < nblocks; blk++) {
-		int mb = blk / (N / ni), nb = blk % (N / ni);
+	for (int mb = 0; mb < nblocks; mb++) {
 		for (int j = 0; j < nr; j++) {
-			int row = mb * rows + 8 * (j >> 1 & 1), col = nb * ni + 8 * (j >> 2) + (j & 1);
+			int row = mb * rows + 8 * (j >> 1 & 1), col = 8 * (j >> 2) + (j & 1);
 			int32_t r = reg_of[(int64_t)row * N + col];
 			if (r < 0)
 				die("codegen: wgmma accumulator of %dx%d has no register for (%d, %d)", M, N, row, col);
-			map[blk * nr + j] = r;
+			map[mb * nr + j] = r;
 		}
 	}
 
@@ -206,22 +208,21 @@ void cg_wgmma(Cg *c, Op *op)
 		out[r] = c->regs[acc][r];
 	LLVMTypeRef vt = LLVMVoidTypeInContext(c->ctx), st = f32_struct(c, nr);
 	cg_asm(c, "wgmma.fence.sync.aligned;", "~{memory}", vt, NULL, 0, true);
-	const char *text = mma_text(c, ni, e, sb.mn_major);
+	const char *text = mma_text(c, N, e, sb.mn_major);
 	const char *cons = tied_constraints(c, nr, ",l,l,r");
 	LLVMValueRef *args = NEWN(f->arena, LLVMValueRef, nr + 3);
 	for (int s = 0; s < K / 16; s++) {
-		for (int blk = 0; blk < nblocks; blk++) {
-			int mb = blk / (N / ni), nb = blk % (N / ni);
+		for (int mb = 0; mb < nblocks; mb++) {
 			args[0] = descriptor(c, &sa, step_offset(&sa, mb * rows, s));
-			args[1] = descriptor(c, &sb, step_offset(&sb, nb * ni, s));
+			args[1] = descriptor(c, &sb, step_offset(&sb, 0, s));
 			args[2] = cg_i32c(c, 1);
 			for (int j = 0; j < nr; j++)
-				args[3 + j] = out[map[blk * nr + j]];
+				args[3 + j] = out[map[mb * nr + j]];
 			LLVMValueRef r = cg_asm(c, text, cons, st, args, nr + 3, true);
 			LLVMValueRef *d = NEWN(f->arena, LLVMValueRef, nr);
 			unpack(c, r, d, nr);
 			for (int j = 0; j < nr; j++)
-				out[map[blk * nr + j]] = d[j];
+				out[map[mb * nr + j]] = d[j];
 		}
 	}
 	cg_asm(c, "wgmma.commit_group.sync.aligned;", "~{memory}", vt, NULL, 0, true);

@@ -19,6 +19,10 @@
  *         yield ..., next(X'), rd + 1 mod S, wr + 1 mod S
  *     async_wait 0
  *
+ * (With an asynchronous wgmma dot, see pipeline_loop, the loads run S-2
+ * iterations ahead instead: the prologue issues S-2 groups, the body waits
+ * for S-3 and writes slot i + S-2.)
+ *
  * The slot written in iteration i was read in iteration i-1, which every
  * thread has left once it passes iteration i's barrier.  The address and
  * mask of a load are recomputed for the prefetched iteration by cloning
@@ -113,7 +117,7 @@ static Op *def_in(Pipe *p, ValId v)
  * Operand k of an mma dot: a convert of a load in the body, each used once;
  * or, for B, a convert of trans(load) (K^T in attention, a weight stored
  * [N, K]): the ring then holds the [N, K] tile with K contiguous, and its
- * local_load (iattr[1] = 1) reads B with plain ldmatrix, as A is read.
+ * local_load (LL_TRANS) reads B with plain ldmatrix, as A is read.
  */
 static void try_operand(Pipe *p, Op *dot, int k)
 {

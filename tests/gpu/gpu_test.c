@@ -209,6 +209,7 @@ typedef struct Launch {
 	tilec_define defs[4];
 	int ndefs;
 	int num_warps;        /* 0: the kernel's own */
+	int num_stages;       /* 0: the kernel's own */
 	unsigned grid;
 	unsigned grid_y, grid_z; /* 0 counts as 1 */
 	Arg args[16];
@@ -243,6 +244,7 @@ static bool run_gpu(Case *c, const Launch *l)
 		return false;
 	}
 	tilec_options o = {.defines = l->defs, .ndefines = l->ndefs, .num_warps = l->num_warps,
+	                   .num_stages = l->num_stages,
 	                   .source_name = l->file};
 	tilec_kernel *k = NULL;
 	unsigned long long dev[16] = {0};
@@ -307,7 +309,7 @@ static bool run_interp(Case *c, const Launch *l, void **results)
 		defs[i] = (Define){.name = l->defs[i].name, .value = l->defs[i].value};
 	Compilation *comp = compilation_new(l->file, src, strlen(src));
 	CompileOptions o = {.kernel = l->kernel, .defines = defs, .ndefines = l->ndefs,
-	                    .num_warps = l->num_warps, .emit = EMIT_IR, .opt = 1};
+	                    .num_warps = l->num_warps, .num_stages = l->num_stages, .emit = EMIT_IR, .opt = 1};
 	bool ok = false;
 	Interp *it = NULL;
 	if (compile_kernel(comp, &o) != 0) {
@@ -654,14 +656,15 @@ static void case_mean(long long n, bool atomic)
 }
 
 /* matmul, matmul_relu or linear (relu(alpha * A @ B + bias), bias of N f32). */
-static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm, int bn, int bk, int warps)
+static void case_matmul_s(const char *kernel, int M, int N, int K, bool bt, int bm, int bn, int bk, int warps,
+                          int stages)
 {
 	Case c;
 	bool linear = strcmp(kernel, "linear") == 0;
 	bool relu = linear || strcmp(kernel, "matmul_relu") == 0;
 	float alpha = linear ? 0.75f : 1.0f;
-	start(&c, "%s M=%d N=%d K=%d%s BM=%d BN=%d BK=%d warps=%d", kernel, M, N, K, bt ? " B^T" : "",
-	      bm, bn, bk, warps ? warps : 8);
+	start(&c, "%s M=%d N=%d K=%d%s BM=%d BN=%d BK=%d warps=%d%s%.0d", kernel, M, N, K, bt ? " B^T" : "",
+	      bm, bn, bk, warps ? warps : 8, stages ? " stages=" : "", stages);
 	uint16_t *a = xmalloc(2 * (size_t)M * K), *b = xmalloc(2 * (size_t)K * N), *cm = xmalloc(2 * (size_t)M * N);
 	double *want = xmalloc(8 * (size_t)M * N);
 	float *bias = xmalloc(4 * (size_t)N);
@@ -683,7 +686,8 @@ static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm
 	              {bias, 4 * (size_t)N, IN}};
 	unsigned grid = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn));
 	Launch l = {.file = linear ? "linear.tile" : relu ? "matmul_relu.tile" : "matmul.tile", .kernel = kernel,
-	            .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}}, .ndefs = 3, .num_warps = warps, .grid = grid,
+	            .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}}, .ndefs = 3, .num_warps = warps,
+	            .num_stages = stages, .grid = grid,
 	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(M), AI32(N), AI32(K), AI32(K), AI32(1),
 	                     AI32(sbk), AI32(sbn), AI32(N), AI32(1)},
 	            .nargs = 12, .bufs = bufs, .nbufs = 3};
@@ -706,11 +710,17 @@ static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm
 	free(a), free(b), free(cm), free(want), free(bias);
 }
 
+static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm, int bn, int bk, int warps)
+{
+	case_matmul_s(kernel, M, N, K, bt, bm, bn, bk, warps, 0);
+}
+
 /* matmul_nt.tile: C = A @ W^T with W stored [N, K]; grid (cdiv(M, BM), cdiv(N, BN)). */
-static void case_matmul_nt(int M, int N, int K, int bm, int bn, int bk, int warps)
+static void case_matmul_nt(int M, int N, int K, int bm, int bn, int bk, int warps, int stages)
 {
 	Case c;
-	start(&c, "matmul_nt M=%d N=%d K=%d BM=%d BN=%d BK=%d warps=%d", M, N, K, bm, bn, bk, warps);
+	start(&c, "matmul_nt M=%d N=%d K=%d BM=%d BN=%d BK=%d warps=%d%s%.0d", M, N, K, bm, bn, bk, warps,
+	      stages ? " stages=" : "", stages);
 	uint16_t *a = xmalloc(2 * (size_t)M * K), *w = xmalloc(2 * (size_t)N * K), *cm = xmalloc(2 * (size_t)M * N);
 	double *want = xmalloc(8 * (size_t)M * N);
 	fill_f16(a, (size_t)M * K, -1, 1);
@@ -724,7 +734,7 @@ static void case_matmul_nt(int M, int N, int K, int bm, int bn, int bk, int warp
 		}
 	Buf bufs[] = {{cm, 2 * (size_t)M * N, OUT}, {a, 2 * (size_t)M * K, IN}, {w, 2 * (size_t)N * K, IN}};
 	Launch l = {.file = "matmul_nt.tile", .kernel = "matmul_nt", .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}},
-	            .ndefs = 3, .num_warps = warps, .grid = (unsigned)((M + bm - 1) / bm),
+	            .ndefs = 3, .num_warps = warps, .num_stages = stages, .grid = (unsigned)((M + bm - 1) / bm),
 	            .grid_y = (unsigned)((N + bn - 1) / bn),
 	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(M), AI32(N), AI32(K)}, .nargs = 6, .bufs = bufs, .nbufs = 3};
 	void *ir[16];
@@ -1126,9 +1136,17 @@ static void run_all(void)
 	case_matmul("linear", 256, 192, 96, true, 128, 256, 32, 8);
 	case_batched_matmul(3, 100, 70, 50);
 	/* W read transposed through the ring: x4 and (BN 16 on 8 warps: one n-tile per warp) x2 ldmatrix */
-	case_matmul_nt(256, 192, 96, 128, 64, 32, 8);
-	case_matmul_nt(100, 70, 50, 64, 16, 32, 8);
-	case_matmul_nt(64, 48, 64, 32, 32, 16, 4);
+	case_matmul_nt(256, 192, 96, 128, 64, 32, 8, 0);
+	case_matmul_nt(100, 70, 50, 64, 16, 32, 8, 0);
+	case_matmul_nt(64, 48, 64, 32, 32, 16, 4, 0);
+	/* shapes the JIT hints (multiples of 16), so that on sm_90a the dots run as
+	 * wgmma with their loads 2 and 4 iterations ahead; K tails of 16 and 48 */
+	case_matmul_s("matmul", 256, 512, 208, false, 128, 256, 64, 8, 4);
+	case_matmul_s("matmul_relu", 384, 256, 1040, false, 128, 256, 32, 8, 6);
+	case_matmul_s("linear", 256, 256, 176, false, 256, 128, 32, 8, 5);
+	case_matmul_s("matmul", 128, 128, 4096, false, 128, 128, 128, 4, 3);
+	case_matmul_nt(256, 256, 208, 128, 128, 64, 8, 4);
+	case_matmul_nt(128, 192, 96, 64, 64, 16, 4, 5);
 	case_attention(2, 100, 64, 64, 64, 4);
 	case_attention(3, 256, 64, 128, 64, 8);
 	case_attention(1, 77, 32, 64, 32, 4);
