@@ -53,7 +53,7 @@ typedef struct tilec_options {
 	int ndefines;
 	int num_warps;          /* 0: the kernel's @num_warps or 4 */
 	int num_stages;         /* 0: the kernel's @num_stages or 3 */
-	const char *arch;       /* "sm_90", ...; NULL: the context's device */
+	const char *arch;       /* "sm_90", ...; NULL: the context's device (sm_90a on compute capability 9.0) */
 	const char *source_name; /* file name shown in diagnostics; NULL: "<source>" */
 } tilec_options;
 
