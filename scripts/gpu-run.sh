@@ -58,24 +58,33 @@ step() {
 # The PTX of every example kernel, then ptxas -v on each; a table at the end.
 # Each line: file kernel num_warps defines...
 ptxas_all() {
-	local dir rc=0 file kernel warps defs d f args regs stack sst sld smem
+	local dir rc=0 file kernel warps defs d f args regs stack sst sld smem arch
 	dir=$(mktemp -d)
 	printf '%-26s %5s %6s %6s %6s %6s\n' "kernel" "regs" "stack" "spillS" "spillL" "smem" > "$dir/table"
 	while read -r file kernel warps defs; do
 		[ -z "$file" ] && continue
 		args=()
 		f=$kernel
-		for d in $defs; do args+=(-D "$d"); f=$f.${d#*=}; done
+		arch=sm_90
+		# defs: NAME=V (a constexpr), @ARCH, +HINTS (--hints), ^STAGES (--num-stages)
+		for d in $defs; do
+			case $d in
+			@*) arch=${d#@}; f=$f.$arch ;;
+			+*) args+=(--hints "${d#+}"); f=$f.hints ;;
+			^*) args+=(--num-stages "${d#^}"); f=$f.s${d#^} ;;
+			*) args+=(-D "$d"); f=$f.${d#*=} ;;
+			esac
+		done
 		[ "$warps" != "-" ] && args+=(--num-warps "$warps")
 		echo "--- $kernel ($file ${defs:-defaults}, num_warps ${warps/-/default})"
-		if ! "$BUNDLE/tilec" "dsl_examples/$file" --kernel "$kernel" --arch sm_90 --emit=ptx \
+		if ! "$BUNDLE/tilec" "dsl_examples/$file" --kernel "$kernel" --arch "$arch" --emit=ptx \
 			"${args[@]}" -o "$dir/$f.ptx"; then
 			echo "tilec failed on $kernel"
 			printf '%-26s %s\n' "$f" "tilec FAILED" >> "$dir/table"
 			rc=1
 			continue
 		fi
-		if ! "$PTXAS" -arch=sm_90 -v "$dir/$f.ptx" -o "$dir/$f.cubin" > "$dir/$f.txt" 2>&1; then
+		if ! "$PTXAS" -arch="$arch" -v "$dir/$f.ptx" -o "$dir/$f.cubin" > "$dir/$f.txt" 2>&1; then
 			cat "$dir/$f.txt"
 			printf '%-26s %s\n' "$f" "ptxas FAILED" >> "$dir/table"
 			rc=1
@@ -105,9 +114,12 @@ ptxas_all() {
 		linear.tile linear -
 		attention.tile attention 4
 		matmul_nt.tile matmul_nt -
+		matmul.tile matmul 8 BN=256 ^6 @sm_90a +M=16,N=16,K=16,stride_am=16,stride_ak=1,stride_bk=16,stride_bn=1,stride_cm=16,stride_cn=1
+		matmul_relu.tile matmul_relu 8 BN=256 ^6 @sm_90a +M=16,N=16,K=16,stride_am=16,stride_ak=1,stride_bk=16,stride_bn=1,stride_cm=16,stride_cn=1
+		matmul_nt.tile matmul_nt 8 @sm_90a +M=16,N=16,K=16
 	EOF
 	echo
-	echo "ptxas -arch=sm_90 -v (smem: static shared bytes; the launch adds dynamic shared memory):"
+	echo "ptxas -arch=sm_90 -v, rows named .sm_90a for -arch=sm_90a (smem: static shared bytes; the launch adds dynamic shared memory):"
 	cat "$dir/table"
 	(cd "$dir" && tar -czf "$OUT/ptx.tar.gz" ./*.ptx 2>/dev/null)
 	rm -rf "$dir"
