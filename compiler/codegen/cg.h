@@ -134,6 +134,8 @@ void cg_mma(Cg *c, Op *op);
 LLVMValueRef cg_swizzle(Cg *c, LLVMValueRef flat, int rowbits);
 /* v (an mma operand layout) from the swizzled tile at offset off + dyn bytes, by ldmatrix. */
 void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn);
+/* wgmma's A in registers: the 4 b32 words of each 16x16 tile at relative flat origin origins[i]. */
+void cg_mma_a_words(Cg *c, ValId a, const uint32_t *origins, int n, LLVMValueRef *out);
 
 /* cg_wgmma.c: wgmma (sm_90a) on operands a pipelined loop keeps in shared memory; such
  * an operand (local_load ... wgmma) has one register: its slot's i32 shared address */

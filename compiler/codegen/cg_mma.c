@@ -363,6 +363,32 @@ void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn)
 		unpack_word(c, o.words[p], et, r + 2 * p);
 }
 
+/*
+ * Operand A of a wgmma in registers (cg_wgmma.c), in layout_mma_a of the
+ * accumulator, staged through shared memory first when its convert is
+ * pending: out[4 i + j] = word j (mma.sync's a_j) of the 16x16 tile whose
+ * first element has the flat index origins[i] relative to the thread.
+ */
+void cg_mma_a_words(Cg *c, ValId a, const uint32_t *origins, int n, LLVMValueRef *out)
+{
+	Frag fa = frag_of(c, a);
+	Op *pa = c->pending[a];
+	if (pa) {
+		fa.off = pa->smem_offset;
+		cg_barrier(c);
+		write_swizzled(c, a, fa.off);
+		cg_barrier(c);
+		load_a(c, &fa);
+	} else {
+		pack_regs(c, &fa);
+	}
+	int kb = fa.rowbits;
+	uint32_t cols[4] = {0, 8u << kb, 8, (8u << kb) | 8};
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < 4; j++)
+			out[4 * i + j] = fa.words[pair_of(&fa, origins[i], cols[j])];
+}
+
 static bool overlap(const Op *a, const Op *b)
 {
 	return a->smem_offset < b->smem_offset + b->smem_bytes && b->smem_offset < a->smem_offset + a->smem_bytes;

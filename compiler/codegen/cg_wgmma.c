@@ -53,9 +53,10 @@ static bool wgmma_operand(Cg *c, ValId v)
 	return d && d->code == OP_LOCAL_LOAD && (d->iattr[1] & LL_WGMMA);
 }
 
+/* B in shared memory (LL_WGMMA); A there too, or in registers (layout_mma_a: attention's Q and P). */
 bool cg_is_wgmma(Cg *c, Op *op)
 {
-	return wgmma_operand(c, op->opnds[0]) && wgmma_operand(c, op->opnds[1]);
+	return wgmma_operand(c, op->opnds[1]);
 }
 
 /* Byte offset of element `flat` in a RING_WGMMA slot of `rows` rows of 2^rowbits elements. */
@@ -155,15 +156,25 @@ static void wait_through(Cg *c, LLVMValueRef *regs, int n)
 }
 
 /* scale-d, whether D += A B (1) or D = A B (0), is a predicate operand: set from $nr+2 */
-static const char *mma_text(Cg *c, int n, ElemKind e, bool mn_major)
+/*
+ * The operands after the nr = n/2 accumulators: A's descriptor, or (a_regs)
+ * its four b32 words; B's descriptor; scale-d.  A from registers has no
+ * trans-a.
+ */
+static const char *mma_text(Cg *c, int n, ElemKind e, bool a_regs, bool mn_major)
 {
 	StrBuf b = {0};
 	const char *t = e == TY_BF16 ? "bf16" : "f16";
-	sb_printf(&b, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n / 2 + 2,
-	          n, t, t);
-	for (int i = 0; i < n / 2; i++)
+	int nr = n / 2, na = a_regs ? 4 : 1;
+	sb_printf(&b, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
+	          nr + na + 1, n, t, t);
+	for (int i = 0; i < nr; i++)
 		sb_printf(&b, "%s$%d", i ? ", " : "", i);
-	sb_printf(&b, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", n / 2, n / 2 + 1, mn_major ? 1 : 0);
+	if (a_regs)
+		sb_printf(&b, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", nr, nr + 1, nr + 2, nr + 3, nr + 4,
+		          mn_major ? 1 : 0);
+	else
+		sb_printf(&b, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", nr, nr + 1, mn_major ? 1 : 0);
 	char *s = arena_strdup(c->f->arena, b.s);
 	sb_free(&b);
 	return s;
@@ -179,12 +190,24 @@ void cg_wgmma(Cg *c, Op *op)
 	int nr = N / 2, rows = 16 * f->num_warps, nblocks = M / rows;
 	if (N > 256 || nr > 128 || M % rows)
 		die("codegen: a %dx%d wgmma accumulator over %d warps", M, N, f->num_warps);
-	bool trans_b = val(f, op->opnds[1])->def->iattr[1] & LL_TRANS;
-	Smem sa = smem_operand(c, op->opnds[0], false), sb = smem_operand(c, op->opnds[1], !trans_b);
-	/* warpgroup g's rows of A: 64g, in panel rows of W bytes */
-	int wa = 2 * (sa.cols < 64 ? sa.cols : 64);
-	LLVMValueRef g = LLVMBuildLShr(c->b, c->warp, cg_i32c(c, 2), "");
-	sa.base4 = LLVMBuildAdd(c->b, sa.base4, LLVMBuildMul(c->b, g, cg_i32c(c, 64 * wa / 16), ""), "");
+	bool trans_b = val(f, op->opnds[1])->def->iattr[1] & LL_TRANS, a_regs = !wgmma_operand(c, op->opnds[0]);
+	Smem sa = {0}, sb = smem_operand(c, op->opnds[1], !trans_b);
+	LLVMValueRef *aw = NULL;
+	if (a_regs) {
+		/* the words of A's 16x16 tile of m-block mb, k16 step s: aw[4 (mb K/16 + s) ..] */
+		int kb = ilog2((uint64_t)K), nt = nblocks * (K / 16);
+		uint32_t *org = NEWN(f->arena, uint32_t, nt);
+		for (int i = 0; i < nt; i++)
+			org[i] = (uint32_t)(i / (K / 16) * rows) << kb | (uint32_t)(16 * (i % (K / 16)));
+		aw = NEWN(f->arena, LLVMValueRef, 4 * nt);
+		cg_mma_a_words(c, op->opnds[0], org, nt, aw);
+	} else {
+		/* warpgroup g's rows of A: 64g, in panel rows of W bytes */
+		sa = smem_operand(c, op->opnds[0], false);
+		int wa = 2 * (sa.cols < 64 ? sa.cols : 64);
+		LLVMValueRef g = LLVMBuildLShr(c->b, c->warp, cg_i32c(c, 2), "");
+		sa.base4 = LLVMBuildAdd(c->b, sa.base4, LLVMBuildMul(c->b, g, cg_i32c(c, 64 * wa / 16), ""), "");
+	}
 
 	/* map[mb * nr + j]: the register of d[j] of m-block mb (rows mb * rows + ..) */
 	int64_t numel = (int64_t)M * N;
@@ -208,17 +231,21 @@ void cg_wgmma(Cg *c, Op *op)
 		out[r] = c->regs[acc][r];
 	LLVMTypeRef vt = LLVMVoidTypeInContext(c->ctx), st = f32_struct(c, nr);
 	cg_asm(c, "wgmma.fence.sync.aligned;", "~{memory}", vt, NULL, 0, true);
-	const char *text = mma_text(c, N, e, sb.mn_major);
-	const char *cons = tied_constraints(c, nr, ",l,l,r");
-	LLVMValueRef *args = NEWN(f->arena, LLVMValueRef, nr + 3);
+	const char *text = mma_text(c, N, e, a_regs, sb.mn_major);
+	const char *cons = tied_constraints(c, nr, a_regs ? ",r,r,r,r,l,r" : ",l,l,r");
+	int na = a_regs ? 4 : 1;
+	LLVMValueRef *args = NEWN(f->arena, LLVMValueRef, nr + na + 2);
 	for (int s = 0; s < K / 16; s++) {
 		for (int mb = 0; mb < nblocks; mb++) {
-			args[0] = descriptor(c, &sa, step_offset(&sa, mb * rows, s));
-			args[1] = descriptor(c, &sb, step_offset(&sb, 0, s));
-			args[2] = cg_i32c(c, 1);
+			if (a_regs)
+				memcpy(args, aw + 4 * (mb * (K / 16) + s), 4 * sizeof *args);
+			else
+				args[0] = descriptor(c, &sa, step_offset(&sa, mb * rows, s));
+			args[na] = descriptor(c, &sb, step_offset(&sb, 0, s));
+			args[na + 1] = cg_i32c(c, 1);
 			for (int j = 0; j < nr; j++)
-				args[3 + j] = out[map[mb * nr + j]];
-			LLVMValueRef r = cg_asm(c, text, cons, st, args, nr + 3, true);
+				args[na + 2 + j] = out[map[mb * nr + j]];
+			LLVMValueRef r = cg_asm(c, text, cons, st, args, nr + na + 2, true);
 			LLVMValueRef *d = NEWN(f->arena, LLVMValueRef, nr);
 			unpack(c, r, d, nr);
 			for (int j = 0; j < nr; j++)

@@ -600,6 +600,32 @@ static void wgmma_operands(Pipe *p, int j)
 }
 
 /*
+ * Any other dot of the body whose B is a ring slot and whose A is in
+ * registers (attention's Q K^T and P V) reads B where it lies too, with A
+ * from registers (cg_wgmma.c), and waits for itself (no async).
+ */
+static void wgmma_b_operands(Pipe *p)
+{
+	Func *f = p->f;
+	ir_fill_uses(f);
+	for (Op *dot = p->body->first; dot; dot = dot->next) {
+		if (dot->code != OP_DOT || val(f, dot->res[0])->layout < 0 || !layout_wgmma_ok(f, dot))
+			continue;
+		Op *lb = ring_operand(p, dot, 1), *a = def_in(p, dot->opnds[0]);
+		if (!lb || (lb->iattr[1] & LL_WGMMA) || (a && a->code == OP_LOCAL_LOAD))
+			continue;
+		Type t = vtype(f, dot->res[0]);
+		Layout rows = layout_mma_acc_rows(t.shape[0], t.shape[1], f->num_warps);
+		if (!layout_eq(&f->layouts[val(f, dot->res[0])->layout], &rows))
+			continue;
+		if (!(lb->iattr[1] & LL_TRANS) && t.shape[1] % 64)
+			continue;
+		lb->iattr[1] |= LL_WGMMA;
+		val(f, lb->opnds[0])->def->iattr[0] = RING_WGMMA;
+	}
+}
+
+/*
  * Loads go num_stages - 1 iterations ahead into rings of num_stages slots;
  * with an asynchronous wgmma dot num_stages - 2: the copies of iteration i
  * (issued after its barrier, before its dot) then overwrite the slot of
@@ -627,6 +653,8 @@ static void pipeline_loop(Func *f, Op *loop)
 		wgmma_operands(&p, j);
 	else
 		prefetch_slices(&p, S);
+	if (f->wgmma)
+		wgmma_b_operands(&p);
 }
 
 void pass_pipeline(Func *f)
