@@ -240,8 +240,9 @@ enum {
 bool layout_mma_ok(Func *f, const Op *dot);          /* f16/bf16 in, f32 acc, shapes fit */
 Layout layout_mma_acc(int M, int N, int num_warps);
 Layout layout_mma_acc_rows(int M, int N, int num_warps); /* warps along M: for chained dots */
-/* The dot may run as wgmma (sm_90a): warpgroups along M, each m64 x N (layout_mma_acc_rows). */
-bool layout_wgmma_ok(Func *f, const Op *dot);
+/* The dot may run as wgmma (sm_90a): warpgroups along M, each m64 x N (layout_mma_acc_rows);
+ * b_kmajor: B is stored [N, K] (read through trans), else [K, N]. */
+bool layout_wgmma_ok(Func *f, const Op *dot, bool b_kmajor);
 Layout layout_mma_a(const Layout *c, int K);
 Layout layout_mma_b(const Layout *c, int K);
 /* TF32 dot (mma.sync.m16n8k8, f32 in with allow_tf32): same accumulator, operands of it */

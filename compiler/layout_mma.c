@@ -111,43 +111,59 @@ Layout layout_mma_acc_rows(int M, int N, int num_warps)
 	return acc_layout(M, N, num_warps, wm, wn);
 }
 
-Layout layout_mma_a(const Layout *c, int K)
+/*
+ * The rest of an A operand of C once its fragment and K repeats are pushed:
+ * C's row repeats and warps (its column bits dropped: a broadcast across
+ * the warps that share rows), and the fragment's lane columns.
+ */
+static Layout finish_a(Layout a, const Layout *c, const uint32_t lane[5])
 {
-	Layout a = blank(c->shape[0], K, 1 << c->nwarp);
-	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)c->shape[1]);
-	push(&a, 1);
-	push(&a, 8u << kb);
-	push(&a, 8);
-	for (int k = 16; k < K; k *= 2)
-		push(&a, (uint32_t)k);
+	int kb = ilog2((uint64_t)a.shape[1]), nb = ilog2((uint64_t)c->shape[1]);
 	for (int i = 2; i < c->nreg; i++)
 		if (c->reg[i] >> nb)
 			push(&a, (c->reg[i] >> nb) << kb);
-	uint32_t lane[5] = {2, 4, 1u << kb, 2u << kb, 4u << kb};
-	memcpy(a.lane, lane, sizeof lane);
+	memcpy(a.lane, lane, 5 * sizeof *lane);
 	for (int i = 0; i < c->nwarp; i++)
 		a.warp[i] = (c->warp[i] >> nb) << kb;
 	return a;
 }
 
+/* The same for B: C's column repeats and warps. */
+static Layout finish_b(Layout b, const Layout *c, const uint32_t lane[5])
+{
+	uint32_t nmask = (uint32_t)c->shape[1] - 1;
+	for (int i = 2; i < c->nreg; i++)
+		if (c->reg[i] & nmask)
+			push(&b, c->reg[i] & nmask);
+	memcpy(b.lane, lane, 5 * sizeof *lane);
+	for (int i = 0; i < c->nwarp; i++)
+		b.warp[i] = c->warp[i] & nmask;
+	return b;
+}
+
+Layout layout_mma_a(const Layout *c, int K)
+{
+	Layout a = blank(c->shape[0], K, 1 << c->nwarp);
+	int kb = ilog2((uint64_t)K);
+	push(&a, 1);
+	push(&a, 8u << kb);
+	push(&a, 8);
+	for (int k = 16; k < K; k *= 2)
+		push(&a, (uint32_t)k);
+	uint32_t lane[5] = {2, 4, 1u << kb, 2u << kb, 4u << kb};
+	return finish_a(a, c, lane);
+}
+
 Layout layout_mma_b(const Layout *c, int K)
 {
-	int32_t N = c->shape[1];
-	Layout b = blank(K, N, 1 << c->nwarp);
-	int nb = ilog2((uint64_t)N);
-	uint32_t nmask = (uint32_t)N - 1;
+	Layout b = blank(K, c->shape[1], 1 << c->nwarp);
+	int nb = ilog2((uint64_t)c->shape[1]);
 	push(&b, 1u << nb);
 	push(&b, 8u << nb);
 	for (int k = 16; k < K; k *= 2)
 		push(&b, (uint32_t)k << nb);
-	for (int i = 2; i < c->nreg; i++)
-		if (c->reg[i] & nmask)
-			push(&b, c->reg[i] & nmask);
 	uint32_t lane[5] = {2u << nb, 4u << nb, 1, 2, 4};
-	memcpy(b.lane, lane, sizeof lane);
-	for (int i = 0; i < c->nwarp; i++)
-		b.warp[i] = c->warp[i] & nmask;
-	return b;
+	return finish_b(b, c, lane);
 }
 
 /*
@@ -162,38 +178,24 @@ Layout layout_mma_b(const Layout *c, int K)
 Layout layout_mma_a_tf32(const Layout *c, int K)
 {
 	Layout a = blank(c->shape[0], K, 1 << c->nwarp);
-	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)c->shape[1]);
+	int kb = ilog2((uint64_t)K);
 	push(&a, 8u << kb);
 	push(&a, 4);
 	for (int k = 8; k < K; k *= 2)
 		push(&a, (uint32_t)k);
-	for (int i = 2; i < c->nreg; i++)
-		if (c->reg[i] >> nb)
-			push(&a, (c->reg[i] >> nb) << kb);
 	uint32_t lane[5] = {1, 2, 1u << kb, 2u << kb, 4u << kb};
-	memcpy(a.lane, lane, sizeof lane);
-	for (int i = 0; i < c->nwarp; i++)
-		a.warp[i] = (c->warp[i] >> nb) << kb;
-	return a;
+	return finish_a(a, c, lane);
 }
 
 Layout layout_mma_b_tf32(const Layout *c, int K)
 {
-	int32_t N = c->shape[1];
-	Layout b = blank(K, N, 1 << c->nwarp);
-	int nb = ilog2((uint64_t)N);
-	uint32_t nmask = (uint32_t)N - 1;
+	Layout b = blank(K, c->shape[1], 1 << c->nwarp);
+	int nb = ilog2((uint64_t)c->shape[1]);
 	push(&b, 4u << nb);
 	for (int k = 8; k < K; k *= 2)
 		push(&b, (uint32_t)k << nb);
-	for (int i = 2; i < c->nreg; i++)
-		if (c->reg[i] & nmask)
-			push(&b, c->reg[i] & nmask);
 	uint32_t lane[5] = {1u << nb, 2u << nb, 1, 2, 4};
-	memcpy(b.lane, lane, sizeof lane);
-	for (int i = 0; i < c->nwarp; i++)
-		b.warp[i] = c->warp[i] & nmask;
-	return b;
+	return finish_b(b, c, lane);
 }
 
 /* Register bits of C (2 + M, N repeats), A (2 + K, M repeats), B (1 + K, N repeats) fit. */
@@ -249,9 +251,10 @@ bool layout_mma_ok(Func *f, const Op *dot)
  * instructions).  The accumulator is at most 128 f32 registers per thread
  * (which keeps N <= 256, one instruction wide) and leaves 48 of the
  * thread's share of the register file (65536 / threads, at most 255) for
- * the rest.  The operands come from a pipelined ring: num_stages >= 2.
+ * the rest.  The operands come from a pipelined ring: num_stages >= 2; B
+ * stored [K, N] (not b_kmajor) is read in whole 64-column panels.
  */
-bool layout_wgmma_ok(Func *f, const Op *dot)
+bool layout_wgmma_ok(Func *f, const Op *dot, bool b_kmajor)
 {
 	if (!f->wgmma || f->num_warps % 4 || f->num_stages < 2 || !layout_mma_ok(f, dot))
 		return false;
@@ -259,7 +262,7 @@ bool layout_wgmma_ok(Func *f, const Op *dot)
 	int M = c.shape[0], N = c.shape[1], threads = 32 * f->num_warps;
 	int share = 65536 / threads < 255 ? 65536 / threads : 255;
 	int64_t acc = (int64_t)M * N / threads;
-	return M % (16 * f->num_warps) == 0 && acc <= 128 && acc + 48 <= share;
+	return M % (16 * f->num_warps) == 0 && acc <= 128 && acc + 48 <= share && (b_kmajor || N % 64 == 0);
 }
 
 bool layout_is_mma_acc(const Layout *l, int num_warps)

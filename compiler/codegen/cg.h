@@ -69,6 +69,8 @@ int cg_nregs(Cg *c, ValId v);               /* 2^nreg, or 1 for a scalar */
 LLVMValueRef *cg_new_regs(Cg *c, ValId v);  /* allocates and records c->regs[v] */
 uint32_t cg_zeromask(const uint32_t *cols, int n); /* bit i set when cols[i] == 0 */
 uint32_t cg_reg_index(const Layout *l, uint32_t r); /* XOR of the register columns */
+/* Per flat index relative to the thread (cg_reg_index's values): the register holding it, or -1. */
+int32_t *cg_reg_of(Cg *c, const Layout *l);
 LLVMValueRef cg_thread_index(Cg *c, const Layout *l); /* i32 XOR of the lane and warp columns */
 /* The flat index of register r's element: ti (cg_thread_index of l) ^ cg_reg_index(l, r). */
 LLVMValueRef cg_flat_index(Cg *c, const Layout *l, LLVMValueRef ti, uint32_t r);

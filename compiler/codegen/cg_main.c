@@ -138,6 +138,16 @@ uint32_t cg_reg_index(const Layout *l, uint32_t r)
 	return x;
 }
 
+int32_t *cg_reg_of(Cg *c, const Layout *l)
+{
+	int64_t n = (int64_t)l->shape[0] * (l->rank > 1 ? l->shape[1] : 1);
+	int32_t *m = NEWN(c->f->arena, int32_t, n);
+	memset(m, 0xff, sizeof(int32_t) * (size_t)n);
+	for (uint32_t r = 0; r < 1u << l->nreg; r++)
+		m[cg_reg_index(l, r)] = (int32_t)r;
+	return m;
+}
+
 static LLVMValueRef xor_columns(Cg *c, LLVMValueRef acc, LLVMValueRef id, const uint32_t *cols, int n)
 {
 	for (int i = 0; i < n; i++) {

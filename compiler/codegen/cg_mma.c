@@ -69,11 +69,7 @@ bool cg_is_mma(Cg *c, Op *op)
 static Frag frag_in(Cg *c, ValId v, const Layout *l)
 {
 	int rb = ilog2((uint64_t)l->shape[1]);
-	Frag o = {v, l, rb, -1, NULL, NULL, NULL, rb, 0};
-	int64_t n = (int64_t)l->shape[0] * l->shape[1];
-	o.reg_of = NEWN(c->f->arena, int32_t, n);
-	for (uint32_t r = 0; r < 1u << l->nreg; r++)
-		o.reg_of[cg_reg_index(l, r)] = (int32_t)r;
+	Frag o = {v, l, rb, -1, cg_reg_of(c, l), NULL, NULL, rb, 0};
 	o.words = NEWN(c->f->arena, LLVMValueRef, (1u << l->nreg) / 2);
 	return o;
 }

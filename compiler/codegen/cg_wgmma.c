@@ -78,6 +78,7 @@ LLVMValueRef cg_wgmma_offset(Cg *c, LLVMValueRef flat, int rowbits, int rows)
 typedef struct Smem {
 	LLVMValueRef base4;   /* i32: the slot's shared address >> 4 (plus a warpgroup's rows for A) */
 	int rows, cols;       /* R, C */
+	int width;            /* W: bytes of a panel row, 2 min(C, 64) */
 	bool mn_major;        /* B stored [K, N] */
 	uint64_t hi;          /* the descriptor's constant bits: LBO, SBO, swizzle */
 } Smem;
@@ -92,9 +93,8 @@ static Smem smem_operand(Cg *c, ValId v, bool mn_major)
 {
 	Op *ll = val(c->f, v)->def;
 	Type t = vtype(c->f, ll->opnds[0]);
-	Smem s = {NULL, t.shape[0], t.shape[1], mn_major, 0};
-	int w = 2 * (s.cols < 64 ? s.cols : 64);
-	s.hi = mn_major ? desc_bits((uint64_t)s.rows * 128, 1024, 128) : desc_bits(16, 8 * (uint64_t)w, w);
+	Smem s = {NULL, t.shape[0], t.shape[1], 2 * (t.shape[1] < 64 ? t.shape[1] : 64), mn_major, 0};
+	s.hi = mn_major ? desc_bits((uint64_t)s.rows * 128, 1024, 128) : desc_bits(16, 8 * (uint64_t)s.width, s.width);
 	s.base4 = LLVMBuildLShr(c->b, c->regs[v][0], cg_i32c(c, 4), "");
 	return s;
 }
@@ -104,8 +104,8 @@ static uint32_t step_offset(const Smem *s, int first, int step)
 {
 	if (s->mn_major)
 		return (uint32_t)(first / 64 * s->rows * 128 + step * 16 * 128);
-	int p = s->cols < 64 ? s->cols : 64, k = 16 * step;
-	return (uint32_t)(k / p * s->rows * 2 * p + first * 2 * p + k % p * 2);
+	int k = 16 * step, p = s->width / 2;
+	return (uint32_t)(k / p * s->rows * s->width + first * s->width + k % p * 2);
 }
 
 static LLVMValueRef descriptor(Cg *c, const Smem *s, uint32_t off)
@@ -204,17 +204,12 @@ void cg_wgmma(Cg *c, Op *op)
 	} else {
 		/* warpgroup g's rows of A: 64g, in panel rows of W bytes */
 		sa = smem_operand(c, op->opnds[0], false);
-		int wa = 2 * (sa.cols < 64 ? sa.cols : 64);
 		LLVMValueRef g = LLVMBuildLShr(c->b, c->warp, cg_i32c(c, 2), "");
-		sa.base4 = LLVMBuildAdd(c->b, sa.base4, LLVMBuildMul(c->b, g, cg_i32c(c, 64 * wa / 16), ""), "");
+		sa.base4 = LLVMBuildAdd(c->b, sa.base4, LLVMBuildMul(c->b, g, cg_i32c(c, 64 * sa.width / 16), ""), "");
 	}
 
 	/* map[mb * nr + j]: the register of d[j] of m-block mb (rows mb * rows + ..) */
-	int64_t numel = (int64_t)M * N;
-	int32_t *reg_of = NEWN(f->arena, int32_t, numel);
-	memset(reg_of, 0xff, sizeof(int32_t) * (size_t)numel);
-	for (uint32_t r = 0; r < 1u << lc->nreg; r++)
-		reg_of[cg_reg_index(lc, r)] = (int32_t)r;
+	int32_t *reg_of = cg_reg_of(c, lc);
 	int32_t *map = NEWN(f->arena, int32_t, (int64_t)nblocks * nr);
 	for (int mb = 0; mb < nblocks; mb++) {
 		for (int j = 0; j < nr; j++) {

@@ -160,19 +160,14 @@ static bool streamed(Func *f, const Op *dot, int k)
 	return ptr->contig >= 8 && ptr->divis % 16 == 0;
 }
 
-/*
- * A dot for wgmma: its shapes fit, and both operands will come from a
- * pipelined ring, B as stored ([K, N]) in whole 64-column panels (the same
- * test as passes/pipeline.c's wgmma_dot, which decides with the layouts).
- */
+/* A dot for wgmma: its shapes fit, and both operands will come from a pipelined ring. */
 static bool wgmma_dot(LayoutPass *p, Op *dot)
 {
 	Func *f = p->f;
 	Block *b = dot->parent;
-	if (is_chained(p, dot) || !b->parent || b->parent->code != OP_FOR || !layout_wgmma_ok(f, dot))
-		return false;
 	Op *bd = val(f, dot->opnds[1])->def;
-	if ((!bd || bd->code != OP_TRANS) && vtype(f, dot->res[0]).shape[1] % 64)
+	if (is_chained(p, dot) || !b->parent || b->parent->code != OP_FOR ||
+	    !layout_wgmma_ok(f, dot, bd && bd->code == OP_TRANS))
 		return false;
 	return streamed(f, dot, 0) && streamed(f, dot, 1);
 }

@@ -532,24 +532,24 @@ static bool is_cvt_of_load(Pipe *p, ValId v)
 	return false;
 }
 
-/*
- * The first dot of the loads runs as wgmma (sm_90a) when both its operands
- * are pipelined loads, its shapes fit (layout_wgmma_ok) and the layout pass
- * gave it layout_mma_acc_rows; B as stored ([K, N], N contiguous) needs
- * whole 64-column panels.
- */
-static bool wgmma_dot(Pipe *p, Op *dot)
+/* The dot fits wgmma (layout_wgmma_ok) and the layout pass gave it layout_mma_acc_rows. */
+static bool wgmma_fits(Func *f, Op *dot, bool b_kmajor)
 {
-	Func *f = p->f;
-	if (!is_cvt_of_load(p, dot->opnds[0]) || !is_cvt_of_load(p, dot->opnds[1]) || !layout_wgmma_ok(f, dot))
+	if (val(f, dot->res[0])->layout < 0 || !layout_wgmma_ok(f, dot, b_kmajor))
 		return false;
 	Type t = vtype(f, dot->res[0]);
 	Layout rows = layout_mma_acc_rows(t.shape[0], t.shape[1], f->num_warps);
-	if (!layout_eq(&f->layouts[val(f, dot->res[0])->layout], &rows))
+	return layout_eq(&f->layouts[val(f, dot->res[0])->layout], &rows);
+}
+
+/* The first dot of the loads runs as wgmma (sm_90a) when both its operands are pipelined loads. */
+static bool wgmma_dot(Pipe *p, Op *dot)
+{
+	Func *f = p->f;
+	if (!is_cvt_of_load(p, dot->opnds[0]) || !is_cvt_of_load(p, dot->opnds[1]))
 		return false;
-	Op *cb = val(f, dot->opnds[1])->def;
-	Op *src = val(f, cb->opnds[0])->def;
-	return (src && src->code == OP_TRANS) || t.shape[1] % 64 == 0;
+	Op *src = val(f, val(f, dot->opnds[1])->def->opnds[0])->def;
+	return wgmma_fits(f, dot, src && src->code == OP_TRANS);
 }
 
 /*
@@ -609,16 +609,11 @@ static void wgmma_b_operands(Pipe *p)
 	Func *f = p->f;
 	ir_fill_uses(f);
 	for (Op *dot = p->body->first; dot; dot = dot->next) {
-		if (dot->code != OP_DOT || val(f, dot->res[0])->layout < 0 || !layout_wgmma_ok(f, dot))
+		if (dot->code != OP_DOT)
 			continue;
 		Op *lb = ring_operand(p, dot, 1), *a = def_in(p, dot->opnds[0]);
-		if (!lb || (lb->iattr[1] & LL_WGMMA) || (a && a->code == OP_LOCAL_LOAD))
-			continue;
-		Type t = vtype(f, dot->res[0]);
-		Layout rows = layout_mma_acc_rows(t.shape[0], t.shape[1], f->num_warps);
-		if (!layout_eq(&f->layouts[val(f, dot->res[0])->layout], &rows))
-			continue;
-		if (!(lb->iattr[1] & LL_TRANS) && t.shape[1] % 64)
+		if (!lb || (lb->iattr[1] & LL_WGMMA) || (a && a->code == OP_LOCAL_LOAD) ||
+		    !wgmma_fits(f, dot, lb->iattr[1] & LL_TRANS))
 			continue;
 		lb->iattr[1] |= LL_WGMMA;
 		val(f, lb->opnds[0])->def->iattr[0] = RING_WGMMA;
