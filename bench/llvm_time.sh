@@ -24,4 +24,6 @@ layernorm/8192 layernorm.tile -D BLOCK=8192 --num-warps 8 $H
 mean_atomic mean.tile --kernel mean_atomic --hints n=16
 matmul/128x128x32 matmul.tile -D BM=128 -D BN=128 -D BK=32 --num-warps 8 --num-stages 3 $HM
 matmul/128x256x32 matmul.tile -D BM=128 -D BN=256 -D BK=32 --num-warps 8 --num-stages 4 $HM
+matmul/128x128x32/sm_90a matmul.tile -D BM=128 -D BN=128 -D BK=32 --num-warps 8 --num-stages 3 --arch sm_90a $HM
+matmul/128x256x32/sm_90a matmul.tile -D BM=128 -D BN=256 -D BK=32 --num-warps 8 --num-stages 6 --arch sm_90a $HM
 LIST

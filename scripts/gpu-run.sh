@@ -5,7 +5,9 @@
 #   OUT=/some/dir scripts/gpu-run.sh      # OUT unset: gpu-out/
 #
 # Steps, each with its own time cap, all run even after one fails:
-#   gpu_test   bundle/gpu_test: every example against a float64 reference
+#   gpu_test   bundle/gpu_test: every example against a float64 reference,
+#              compiled for the device (sm_90a on an H100: wgmma), then again
+#              for sm_90 (ldmatrix + mma.sync everywhere; no 10^8 cases)
 #   sanitizer  compute-sanitizer memcheck over gpu_test --no-large --no-interp
 #              (gpu_test has no --quick; those two flags drop the 10^8 cases
 #              and the CPU interpreter, which memcheck does not need)
@@ -132,7 +134,8 @@ echo "=== bundle: $BUNDLE: $(cd "$BUNDLE" 2>&1 && echo ./*)"
 rm -f "$OUT"/gpu_test.log "$OUT"/sanitizer.log "$OUT"/ptxas.log "$OUT"/bench.log
 echo "GPU: $gpu" > "$OUT/gpu_test.log"
 
-step gpu_test 100 "$BUNDLE/gpu_test" --examples dsl_examples
+step gpu_test 130 bash -c '"$0" --examples dsl_examples && echo "=== again for sm_90" &&
+	"$0" --examples dsl_examples --arch sm_90 --no-large --no-interp' "$BUNDLE/gpu_test"
 step sanitizer 170 "$SANITIZER" --tool memcheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
 	--examples dsl_examples
 export -f ptxas_all

@@ -44,6 +44,9 @@ typedef enum NvName {
 } NvName;
 extern const char *const nv_names[NV_COUNT];
 
+#define CG_MAX_TI 32
+#define CG_WORDS 1024 /* a power of two */
+
 typedef struct Cg {
 	Func *f;
 	const Target *t;
@@ -56,6 +59,15 @@ typedef struct Cg {
 	LLVMValueRef tid;      /* i32 thread index in the program */
 	LLVMValueRef lane;     /* i32 tid % 32 */
 	LLVMValueRef warp;     /* i32 tid / 32 */
+	LLVMBuilderRef pre;    /* at the end of the entry block, before its branch */
+	struct {               /* cg_thread_index's values, by the id bits' columns */
+		uint32_t col[5 + 8];
+		LLVMValueRef v;
+	} ti[CG_MAX_TI];
+	int nti;
+	struct {               /* cg_mma.c: words split into 16-bit registers, by the low half */
+		LLVMValueRef lo, hi, w;
+	} words[CG_WORDS];
 	LLVMValueRef smem;     /* the extern shared array, or NULL */
 	bool wgmma;            /* some ring is RING_WGMMA: waits fence the async proxy */
 	LLVMDIBuilderRef dib;  /* NULL without line info */

@@ -52,7 +52,8 @@ void cg_arange(Cg *c, Op *op)
 		if (i & zm)
 			continue;
 		LLVMValueRef x = cg_flat_index(c, l, ti, i);
-		x = LLVMBuildAdd(c->b, x, cg_i32c(c, op->iattr[0]), "");
+		if (op->iattr[0])
+			x = LLVMBuildAdd(c->b, x, cg_i32c(c, op->iattr[0]), "");
 		r[i] = t == c->i32 ? x : LLVMBuildSExt(c->b, x, t, "");
 	}
 	cg_fill_dups(c, v);

@@ -49,27 +49,35 @@ static void on_fatal(const char *reason)
 /*
  * The LLVM passes: default<O3>'s own, as -print-pipeline-passes lists them,
  * less every pass whose removal left the machine code of all the kernels
- * that scripts/llvm-passes.py compiles byte for byte the same (ptxas -O3,
- * sm_90 and sm_80): ptxas redoes much of what they do.  The backend runs at
+ * that scripts/llvm-passes.py compiles the same (ptxas -O3, sm_90, sm_80
+ * and sm_90a; byte for byte, or as large in another order, or smaller):
+ * ptxas redoes much of what they do.  The backend runs at
  * CodeGenLevelLess instead of Aggressive, also with the same machine code.
  * The script checks that this still holds (lit: codegen/llvm-passes.tile);
- * it failed on lists without slp-vectorizer (f16x2 pairs), loop-unroll,
- * the late simplifycfg or the instcombine after loop-unroll.  On the matmul these passes take 60% of the time of
- * default<O3>.  TILEC_LLVM_REFERENCE=1 brings back default<O3> and
- * Aggressive; TILEC_LLVM_PASSES replaces the list (for trying others).
+ * it failed on lists without ipsccp, the first early-cse, loop-unroll, the
+ * late simplifycfg, the instcombine after the loop passes or the one after
+ * loop-unroll, and held without the one default<O3> runs after early-cse.  The SLP vectoriser (with vector-combine
+ * after it) pairs f16 and bf16 arithmetic into f16x2 instructions and finds
+ * nothing else to do in these kernels, so it runs only where a kernel has
+ * such arithmetic (half_math); it was a quarter of the passes' time on the
+ * matmul.  TILEC_LLVM_REFERENCE=1 brings back default<O3> and Aggressive;
+ * TILEC_LLVM_PASSES replaces the list (for trying others).
  */
 #define IC "instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>"
-static const char llvm_passes[] =
-	"function(nvvm-intr-range,early-cse<>),"
-	"ipsccp,"
-	"function(" IC ",early-cse<memssa>," IC ",reassociate,"
-	"loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
-	"loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>,"
-	"simple-loop-unswitch<nontrivial;trivial>),"
-	IC ",gvn<>,correlated-propagation,infer-alignment," IC ","
-	"simplifycfg<bonus-inst-threshold=1;forward-switch-cond;switch-range-to-icmp;switch-to-lookup;"
-	"no-keep-loops;hoist-common-insts;sink-common-insts;speculate-blocks;simplify-cond-branch>,"
-	"slp-vectorizer,vector-combine," IC ",loop-unroll<O3>," IC ",div-rem-pairs)";
+#define PASSES(SLP)                                                                                           \
+	"function(nvvm-intr-range,early-cse<>),"                                                                  \
+	"ipsccp,"                                                                                                 \
+	"function(" IC ",early-cse<memssa>,reassociate,"                                                          \
+	"loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"                                 \
+	"loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>,"                              \
+	"simple-loop-unswitch<nontrivial;trivial>),"                                                              \
+	IC ",gvn<>,correlated-propagation,infer-alignment," IC ","                                                 \
+	"simplifycfg<bonus-inst-threshold=1;forward-switch-cond;switch-range-to-icmp;switch-to-lookup;"           \
+	"no-keep-loops;hoist-common-insts;sink-common-insts;speculate-blocks;simplify-cond-branch>,"              \
+	SLP "loop-unroll<O3>," IC ",div-rem-pairs)"
+static const char llvm_passes[] = PASSES("slp-vectorizer,vector-combine," IC ",");
+static const char llvm_passes_no_slp[] = PASSES("");
+#undef PASSES
 #undef IC
 
 static bool llvm_reference;
@@ -82,6 +90,17 @@ static void init_llvm(void)
 	llvm_passes_env = getenv("TILEC_LLVM_PASSES");
 	if (llvm_passes_env && !*llvm_passes_env)
 		llvm_passes_env = NULL;
+	/* TILEC_LLVM_ARGS="-opt1 -opt2": LLVM's own options, for trying (at most 15, split at spaces) */
+	const char *args = getenv("TILEC_LLVM_ARGS");
+	if (args && *args) {
+		static char buf[1024];
+		const char *argv[16] = {"tilec"};
+		int argc = 1;
+		snprintf(buf, sizeof buf, "%s", args);
+		for (char *t = strtok(buf, " "); t && argc < 16; t = strtok(NULL, " "))
+			argv[argc++] = t;
+		LLVMParseCommandLineOptions(argc, argv, NULL);
+	}
 	LLVMInitializeNVPTXTargetInfo();
 	LLVMInitializeNVPTXTarget();
 	LLVMInitializeNVPTXTargetMC();
@@ -148,21 +167,74 @@ int32_t *cg_reg_of(Cg *c, const Layout *l)
 	return m;
 }
 
-static LLVMValueRef xor_columns(Cg *c, LLVMValueRef acc, LLVMValueRef id, const uint32_t *cols, int n)
+/*
+ * The thread index of a layout: the XOR of the lane and warp columns that
+ * the thread's id bits select.  Lane and warp are the id's low 5 and next
+ * bits, so the columns are taken as one list over the id; a run of id bits
+ * whose columns are consecutive single bits is one shift-mask-shift, and
+ * where all columns are distinct single bits the terms are joined by a
+ * disjoint or.  Computed once per distinct set of columns, in the entry
+ * block (c->pre), so every later use is dominated by it.
+ */
+static LLVMValueRef thread_index(Cg *c, const uint32_t *col, int nbits)
 {
-	for (int i = 0; i < n; i++) {
-		if (!cols[i])
+	LLVMBuilderRef b = c->pre;
+	LLVMValueRef acc = NULL;
+	uint32_t seen = 0;
+	bool disjoint = true;
+	for (int i = 0; i < nbits; i++)
+		if (col[i]) {
+			disjoint = disjoint && !(col[i] & (col[i] - 1)) && !(seen & col[i]);
+			seen |= col[i];
+		}
+	for (int i = 0; i < nbits;) {
+		if (!col[i]) {
+			i++;
 			continue;
-		LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, id, cg_i32c(c, i), ""), cg_i32c(c, 1), "");
-		acc = LLVMBuildXor(c->b, acc, LLVMBuildMul(c->b, bit, cg_i32c(c, cols[i]), ""), "");
+		}
+		int n = 1;
+		bool single = !(col[i] & (col[i] - 1));
+		while (single && i + n < nbits && col[i + n] == col[i] << n)
+			n++;
+		LLVMValueRef t = c->tid;
+		if (i > 0)
+			t = LLVMBuildLShr(b, t, cg_i32c(c, i), "");
+		if (i + n < nbits)
+			t = LLVMBuildAnd(b, t, cg_i32c(c, (1 << n) - 1), "");
+		if (!single)
+			t = LLVMBuildMul(b, t, cg_i32c(c, col[i]), "");
+		else if (col[i] > 1)
+			t = LLVMBuildShl(b, t, cg_i32c(c, __builtin_ctz(col[i])), "");
+		if (!acc)
+			acc = t;
+		else if (disjoint) {
+			acc = LLVMBuildOr(b, acc, t, "");
+			LLVMSetIsDisjoint(acc, 1);
+		} else
+			acc = LLVMBuildXor(b, acc, t, "");
+		i += n;
 	}
-	return acc;
+	return acc ? acc : cg_i32c(c, 0);
 }
 
 LLVMValueRef cg_thread_index(Cg *c, const Layout *l)
 {
-	LLVMValueRef x = xor_columns(c, cg_i32c(c, 0), c->lane, l->lane, l->nlane);
-	return xor_columns(c, x, c->warp, l->warp, l->nwarp);
+	/* id bits past the program's threads are zero */
+	uint32_t col[5 + 8] = {0};
+	int nbits = 5 + ilog2((uint64_t)c->f->num_warps);
+	for (int i = 0; i < l->nlane && i < 5; i++)
+		col[i] = l->lane[i];
+	for (int i = 0; i < l->nwarp && 5 + i < nbits; i++)
+		col[5 + i] = l->warp[i];
+	for (int i = 0; i < c->nti; i++)
+		if (!memcmp(c->ti[i].col, col, sizeof col))
+			return c->ti[i].v;
+	LLVMValueRef v = thread_index(c, col, nbits);
+	if (c->nti < CG_MAX_TI) {
+		memcpy(c->ti[c->nti].col, col, sizeof col);
+		c->ti[c->nti++].v = v;
+	}
+	return v;
 }
 
 /*
@@ -177,6 +249,8 @@ LLVMValueRef cg_flat_index(Cg *c, const Layout *l, LLVMValueRef ti, uint32_t r)
 		tbits |= l->lane[i];
 	for (int i = 0; i < l->nwarp; i++)
 		tbits |= l->warp[i];
+	if (!k)
+		return ti;
 	return k & tbits ? LLVMBuildXor(c->b, ti, cg_i32c(c, k), "") : LLVMBuildNUWAdd(c->b, ti, cg_i32c(c, k), "");
 }
 
@@ -563,11 +637,15 @@ static void build_kernel(Cg *c, bool lineinfo, const char *file_name)
 		LLVMSetLinkage(c->smem, LLVMExternalLinkage);
 		LLVMSetAlignment(c->smem, c->wgmma ? 1024 : 16); /* wgmma's swizzle atoms */
 	}
-	LLVMPositionBuilderAtEnd(c->b, new_bb(c, "entry"));
+	/* entry: the thread's id and the indices derived from it (c->pre), then the body */
+	LLVMBasicBlockRef entry = new_bb(c, "entry"), start = new_bb(c, "start");
+	LLVMPositionBuilderAtEnd(c->b, entry);
 	set_loc(c, (Loc){first_line(e), 1});
 	c->tid = cg_nv(c, NV_TID_X, c->i32, NULL, 0);
 	c->lane = LLVMBuildAnd(c->b, c->tid, cg_i32c(c, 31), "lane");
 	c->warp = LLVMBuildLShr(c->b, c->tid, cg_i32c(c, 5), "warp");
+	LLVMPositionBuilderBefore(c->pre, LLVMBuildBr(c->b, start));
+	LLVMPositionBuilderAtEnd(c->b, start);
 	for (int i = 0; i < e->nargs; i++) {
 		LLVMValueRef *r = cg_new_regs(c, e->args[i]);
 		r[0] = LLVMGetParam(c->fn, (unsigned)i);
@@ -648,17 +726,32 @@ static void verify(Cg *c, const char *when)
 	LLVMDisposeMessage(msg);
 }
 
+/* An element-wise op other than a cast on f16 or bf16 values: work for the SLP vectoriser. */
+static void find_half_math(Func *f, Op *op, void *found)
+{
+	if (!(op_info[op->code].flags & F_ELTWISE) || op->code == OP_CAST)
+		return;
+	for (int i = 0; i < op->nopnds + op->nres; i++) {
+		ElemKind e = vtype(f, i < op->nopnds ? op->opnds[i] : op->res[i - op->nopnds]).elem;
+		if (e == TY_F16 || e == TY_BF16)
+			*(bool *)found = true;
+	}
+}
+
 static void optimise(Cg *c, LLVMTargetMachineRef tm)
 {
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-	const char *passes = llvm_reference ? "default<O3>" : llvm_passes_env ? llvm_passes_env : llvm_passes;
+	bool half_math = false;
+	ir_walk(c->f, find_half_math, &half_math);
+	const char *own = half_math ? llvm_passes : llvm_passes_no_slp;
+	const char *passes = llvm_reference ? "default<O3>" : llvm_passes_env ? llvm_passes_env : own;
 	LLVMErrorRef err = LLVMRunPasses(c->mod, passes, tm, po);
 	if (err && passes == llvm_passes_env) {
 		/* a pipeline given for trying: say why it failed, then use tilec's own */
 		char *m = LLVMGetErrorMessage(err);
 		fprintf(stderr, "tilec: TILEC_LLVM_PASSES ignored: %s\n", m);
 		LLVMDisposeErrorMessage(m);
-		err = LLVMRunPasses(c->mod, llvm_passes, tm, po);
+		err = LLVMRunPasses(c->mod, own, tm, po);
 	}
 	LLVMDisposePassBuilderOptions(po);
 	if (err) {
@@ -722,6 +815,7 @@ static void init_cg(Cg *c, Func *f, const Target *t)
 	c->ctx = LLVMContextCreate();
 	c->mod = LLVMModuleCreateWithNameInContext(f->name, c->ctx);
 	c->b = LLVMCreateBuilderInContext(c->ctx);
+	c->pre = LLVMCreateBuilderInContext(c->ctx);
 	c->regs = NEWN(f->arena, LLVMValueRef *, f->nvals + 1);
 	c->pending = NEWN(f->arena, Op *, f->nvals + 1);
 	c->i1 = LLVMInt1TypeInContext(c->ctx);
@@ -785,6 +879,7 @@ int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char 
 	if (c->dib)
 		LLVMDisposeDIBuilder(c->dib);
 	LLVMDisposeBuilder(c->b);
+	LLVMDisposeBuilder(c->pre);
 	LLVMDisposeModule(c->mod);
 	LLVMContextDispose(c->ctx);
 	return 0;

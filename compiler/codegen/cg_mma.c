@@ -37,6 +37,8 @@ typedef struct Frag {
 	LLVMValueRef dyn;       /* i32 bytes added to off (a ring slot), or NULL */
 	int tilebits;           /* log2 of the last dimension of the tile in shared memory */
 	uint32_t k0;            /* the fragment's first k in that tile (a k-slice of a ring slot) */
+	LLVMValueRef sbase_of;  /* tile_ptr's last run-time base, and */
+	LLVMValueRef sbase;     /* its swizzled byte offset */
 } Frag;
 
 static bool is_a_of(const Layout *la, const Layout *lc, int K)
@@ -69,7 +71,7 @@ bool cg_is_mma(Cg *c, Op *op)
 static Frag frag_in(Cg *c, ValId v, const Layout *l)
 {
 	int rb = ilog2((uint64_t)l->shape[1]);
-	Frag o = {v, l, rb, -1, cg_reg_of(c, l), NULL, NULL, rb, 0};
+	Frag o = {.v = v, .l = l, .rowbits = rb, .off = -1, .reg_of = cg_reg_of(c, l), .tilebits = rb};
 	o.words = NEWN(c->f->arena, LLVMValueRef, (1u << l->nreg) / 2);
 	return o;
 }
@@ -98,6 +100,22 @@ static LLVMValueRef swizzle(Cg *c, LLVMValueRef flat, int rowbits)
 	LLVMValueRef chunk = LLVMBuildXor(c->b, i32op(c, LLVMLShr, col, 3), phase, "");
 	LLVMValueRef x = LLVMBuildAdd(c->b, i32op(c, LLVMMul, row, w), i32op(c, LLVMShl, chunk, 4), "");
 	return LLVMBuildAdd(c->b, x, i32op(c, LLVMShl, i32op(c, LLVMAnd, col, 7), 1), "");
+}
+
+/*
+ * The same for a constant.  Each field of the result (row, chunk, column
+ * within the chunk) is a bit selection or an XOR of bit selections of flat,
+ * and the fields do not overlap: the swizzle is linear over GF(2), so
+ * swizzle(x ^ k) = swizzle(x) ^ swizzle_const(k).
+ */
+static uint32_t swizzle_const(uint32_t flat, int rowbits)
+{
+	uint32_t w = 2u << rowbits, chunks = w / 16;
+	uint32_t per_phase = w >= 128 ? 1 : 128 / w;
+	uint32_t max_phase = 8 / per_phase < chunks ? 8 / per_phase : chunks;
+	uint32_t row = flat >> rowbits, col = flat & ((1u << rowbits) - 1);
+	uint32_t chunk = (col >> 3) ^ ((row / per_phase) & (max_phase - 1));
+	return row * w + (chunk << 4) + ((col & 7) << 1);
 }
 
 LLVMValueRef cg_swizzle(Cg *c, LLVMValueRef flat, int rowbits)
@@ -185,10 +203,17 @@ static LLVMValueRef tile_ptr(Cg *c, Frag *o, LLVMValueRef base, uint32_t bmask, 
 	uint32_t add = t0 & rows;
 	if (add != (t1 & rows) || (add & bm))
 		add = 0;
-	LLVMValueRef org = cg_i32c(c, t0 ^ add);
+	if (o->sbase_of != base) {
+		o->sbase = swizzle(c, in_tile_rt(c, o, base), o->tilebits);
+		o->sbase_of = base;
+	}
+	/* swizzle(base ^ org), org = t ^ add, by linearity */
+	uint32_t s0 = swizzle_const(t0 ^ add, o->tilebits), s1 = swizzle_const(t1 ^ add, o->tilebits);
+	LLVMValueRef byte = o->sbase;
 	if (hi)
-		org = LLVMBuildSelect(c->b, hi, cg_i32c(c, t1 ^ add), org, "");
-	LLVMValueRef byte = swizzle(c, LLVMBuildXor(c->b, in_tile_rt(c, o, base), org, ""), o->tilebits);
+		byte = LLVMBuildXor(c->b, byte, LLVMBuildSelect(c->b, hi, cg_i32c(c, s1), cg_i32c(c, s0), ""), "");
+	else if (s0)
+		byte = LLVMBuildXor(c->b, byte, cg_i32c(c, s0), "");
 	if (o->dyn)
 		byte = LLVMBuildAdd(c->b, byte, o->dyn, "");
 	LLVMValueRef idx = cg_i32c(c, (int64_t)add * 2);
@@ -300,18 +325,49 @@ static void load_b_tiles(Cg *c, Frag *o, LLVMValueRef base, uint32_t bmask, cons
 }
 
 /*
+ * Words split into 16-bit registers (unpack_word) are remembered by their
+ * low half, so that packing the same pair again (pack_regs: an operand
+ * ldmatrix read, going to the mma) gives back the word itself instead of
+ * bit operations for LLVM to fold.
+ */
+static uint32_t word_slot(LLVMValueRef lo)
+{
+	return (uint32_t)(((uintptr_t)lo >> 4) * 2654435761u) & (CG_WORDS - 1);
+}
+
+static void remember_word(Cg *c, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef w)
+{
+	for (uint32_t i = word_slot(lo), n = 0; n < CG_WORDS; i = (i + 1) & (CG_WORDS - 1), n++)
+		if (!c->words[i].lo) {
+			c->words[i].lo = lo;
+			c->words[i].hi = hi;
+			c->words[i].w = w;
+			return;
+		}
+}
+
+static LLVMValueRef known_word(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
+{
+	for (uint32_t i = word_slot(lo), n = 0; n < CG_WORDS && c->words[i].lo; i = (i + 1) & (CG_WORDS - 1), n++)
+		if (c->words[i].lo == lo)
+			return c->words[i].hi == hi ? c->words[i].w : NULL;
+	return NULL;
+}
+
+/*
  * Operands in registers: each pair (r, r|1) packed into one b32 word, as
  * lo | hi << 16 on the bits, which InstCombine folds back into the word
- * when the pair came from unpack_word (through loop phis too).
+ * when the pair came from unpack_word through loop phis.
  */
 static void pack_regs(Cg *c, Frag *o)
 {
 	LLVMTypeRef i16 = LLVMInt16TypeInContext(c->ctx);
 	for (uint32_t p = 0; p < (1u << o->l->nreg) / 2; p++) {
-		LLVMValueRef lo = LLVMBuildBitCast(c->b, c->regs[o->v][2 * p], i16, "");
-		LLVMValueRef hi = LLVMBuildBitCast(c->b, c->regs[o->v][2 * p + 1], i16, "");
-		lo = LLVMBuildZExt(c->b, lo, c->i32, "");
-		hi = i32op(c, LLVMShl, LLVMBuildZExt(c->b, hi, c->i32, ""), 16);
+		LLVMValueRef r0 = c->regs[o->v][2 * p], r1 = c->regs[o->v][2 * p + 1];
+		if ((o->words[p] = known_word(c, r0, r1)))
+			continue;
+		LLVMValueRef lo = LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, r0, i16, ""), c->i32, "");
+		LLVMValueRef hi = i32op(c, LLVMShl, LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, r1, i16, ""), c->i32, ""), 16);
 		o->words[p] = LLVMBuildOr(c->b, lo, hi, "");
 	}
 }
@@ -322,6 +378,7 @@ static void unpack_word(Cg *c, LLVMValueRef w, LLVMTypeRef et, LLVMValueRef *r)
 	LLVMTypeRef i16 = LLVMInt16TypeInContext(c->ctx);
 	r[0] = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, w, i16, ""), et, "");
 	r[1] = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, i32op(c, LLVMLShr, w, 16), i16, ""), et, "");
+	remember_word(c, r[0], r[1], w);
 }
 
 /*
@@ -447,14 +504,21 @@ static LLVMValueRef call_nv(Cg *c, NvName id, LLVMTypeRef ret, LLVMValueRef *arg
 	return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)n, "");
 }
 
-/* d[0..3] = A tile (4 words) x B tile (2 words) + d[0..3]. */
+/* All of o's words as the intrinsic's operands, once each (a word feeds several mmas). */
+static void as_operands(Cg *c, Frag *o, ElemKind e)
+{
+	for (uint32_t p = 0; p < (1u << o->l->nreg) / 2; p++)
+		o->words[p] = as_operand(c, o->words[p], e);
+}
+
+/* d[0..3] = A tile (4 operand words) x B tile (2) + d[0..3]. */
 static void mma(Cg *c, ElemKind e, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *d)
 {
 	LLVMValueRef args[10];
 	for (int i = 0; i < 4; i++)
-		args[i] = as_operand(c, a[i], e);
+		args[i] = a[i];
 	for (int i = 0; i < 2; i++)
-		args[4 + i] = as_operand(c, b[i], e);
+		args[4 + i] = b[i];
 	for (int i = 0; i < 4; i++)
 		args[6 + i] = d[i];
 	LLVMTypeRef f4[4] = {c->f32, c->f32, c->f32, c->f32};
@@ -549,6 +613,8 @@ void cg_mma(Cg *c, Op *op)
 	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)lc->shape[1]);
 	Frag fa = frag_of(c, op->opnds[0]), fb = frag_of(c, op->opnds[1]);
 	stage(c, &fa, &fb);
+	as_operands(c, &fa, e);
+	as_operands(c, &fb, e);
 	LLVMValueRef *out = cg_new_regs(c, res);
 	for (uint32_t r = 0; r < 1u << lc->nreg; r++)
 		out[r] = c->regs[acc][r];

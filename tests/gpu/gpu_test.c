@@ -38,6 +38,7 @@
 
 static tilec_context *ctx;
 static bool large = true, use_interp = true, gpu = true;
+static const char *arch; /* --arch: compile the examples for it instead of the device's own */
 static uint64_t seed = 20240601;
 static const char *examples_dir;
 static int npassed, nfailed;
@@ -244,7 +245,7 @@ static bool run_gpu(Case *c, const Launch *l)
 		return false;
 	}
 	tilec_options o = {.defines = l->defs, .ndefines = l->ndefs, .num_warps = l->num_warps,
-	                   .num_stages = l->num_stages,
+	                   .num_stages = l->num_stages, .arch = arch,
 	                   .source_name = l->file};
 	tilec_kernel *k = NULL;
 	unsigned long long dev[16] = {0};
@@ -1164,12 +1165,14 @@ int main(int argc, char **argv)
 			use_interp = false;
 		else if (strcmp(argv[i], "--interp-only") == 0)
 			gpu = false, large = false;
+		else if (strcmp(argv[i], "--arch") == 0 && i + 1 < argc)
+			arch = argv[++i];
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--examples") == 0 && i + 1 < argc)
 			dir = argv[++i];
 		else {
-			fprintf(stderr, "usage: gpu_test [--no-large] [--no-interp] [--interp-only] [--seed N] [--examples DIR]\n");
+			fprintf(stderr, "usage: gpu_test [--no-large] [--no-interp] [--interp-only] [--arch SM] [--seed N] [--examples DIR]\n");
 			return 2;
 		}
 	}
