@@ -144,6 +144,12 @@ static void test_invalid(void)
 	CHECK(tilec_compile_ptx("kernel k() {}", NULL, &bad2, NULL, NULL) == TILEC_ERROR_INVALID);
 	tilec_options bad3 = {.num_warps = -1};
 	CHECK(tilec_compile_ptx("kernel k() {}", NULL, &bad3, NULL, NULL) == TILEC_ERROR_INVALID);
+	tilec_options bad4 = {.num_warps = 3};
+	CHECK(tilec_compile_ptx("kernel k() {}", NULL, &bad4, NULL, &log) == TILEC_ERROR_INVALID);
+	CHECK_HAS(log, "power of two");
+	tilec_free_string(log);
+	tilec_options bad5 = {.num_warps = 64};
+	CHECK(tilec_compile_ptx("kernel k() {}", NULL, &bad5, NULL, NULL) == TILEC_ERROR_INVALID);
 
 	CHECK(tilec_context_create(0, NULL) == TILEC_ERROR_INVALID);
 	CHECK_HAS(tilec_context_error(NULL), "out is NULL");
