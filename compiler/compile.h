@@ -36,6 +36,10 @@ typedef struct CompileOptions {
 	bool lineinfo;             /* .loc directives in PTX (default on in the CLI) */
 } CompileOptions;
 
+/* The values num_warps and num_stages take, from attributes, flags and the JIT's options alike. */
+static inline bool num_warps_ok(int64_t n) { return n >= 1 && n <= 32 && (n & (n - 1)) == 0; }
+static inline bool num_stages_ok(int64_t n) { return n >= 1 && n <= 8; }
+
 typedef struct Compilation {
 	Arena *arena;
 	Diag diag;                 /* diagnostics text lands in diag.out */

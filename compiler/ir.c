@@ -299,15 +299,21 @@ Op **ir_collect(Func *f, Opcode code, int *n)
 	return c.ops;
 }
 
+bool ir_op_has_side_effect(const Op *op)
+{
+	if (op_has(op->code, F_SIDE))
+		return true;
+	for (int i = 0; i < op->nblocks; i++)
+		if (op->blocks[i] && ir_has_side_effect(op->blocks[i]))
+			return true;
+	return false;
+}
+
 bool ir_has_side_effect(Block *b)
 {
-	for (Op *op = b->first; op; op = op->next) {
-		if (op_has(op->code, F_SIDE))
+	for (Op *op = b->first; op; op = op->next)
+		if (ir_op_has_side_effect(op))
 			return true;
-		for (int i = 0; i < op->nblocks; i++)
-			if (op->blocks[i] && ir_has_side_effect(op->blocks[i]))
-				return true;
-	}
 	return false;
 }
 

@@ -190,6 +190,8 @@ void ir_walk(Func *f, OpFn fn, void *ctx);
 void ir_fill_uses(Func *f);
 /* A store, atomic or other F_SIDE op anywhere in b, nested blocks included. */
 bool ir_has_side_effect(Block *b);
+/* The same for one op: F_SIDE itself, or such an op in one of its blocks. */
+bool ir_op_has_side_effect(const Op *op);
 /* Every op of one opcode, in program order (an arena array of *n ops), so a
  * pass can rewrite them without walking a block it is changing. */
 Op **ir_collect(Func *f, Opcode code, int *n);

@@ -124,14 +124,20 @@ static bool cols_eq(const uint32_t *a, const uint32_t *b, int n)
 	return n == 0 || memcmp(a, b, sizeof(uint32_t) * (size_t)n) == 0;
 }
 
-bool layout_eq(const Layout *a, const Layout *b)
+/* The same shape and the same number of register, lane and warp columns. */
+static bool same_frame(const Layout *a, const Layout *b)
 {
 	if (a->rank != b->rank || a->nreg != b->nreg || a->nlane != b->nlane || a->nwarp != b->nwarp)
 		return false;
 	for (int d = 0; d < a->rank; d++)
 		if (a->shape[d] != b->shape[d])
 			return false;
-	return cols_eq(a->reg, b->reg, a->nreg) && cols_eq(a->lane, b->lane, a->nlane) &&
+	return true;
+}
+
+bool layout_eq(const Layout *a, const Layout *b)
+{
+	return same_frame(a, b) && cols_eq(a->reg, b->reg, a->nreg) && cols_eq(a->lane, b->lane, a->nlane) &&
 	       cols_eq(a->warp, b->warp, a->nwarp);
 }
 
@@ -158,12 +164,7 @@ static int gf2_rank(const uint32_t *cols, int n)
 
 bool layout_same_threads(const Layout *a, const Layout *b)
 {
-	if (a->rank != b->rank || a->nreg != b->nreg || a->nlane != b->nlane || a->nwarp != b->nwarp)
-		return false;
-	for (int d = 0; d < a->rank; d++)
-		if (a->shape[d] != b->shape[d])
-			return false;
-	if (!cols_eq(a->lane, b->lane, a->nlane) || !cols_eq(a->warp, b->warp, a->nwarp))
+	if (!same_frame(a, b) || !cols_eq(a->lane, b->lane, a->nlane) || !cols_eq(a->warp, b->warp, a->nwarp))
 		return false;
 	/* equal spans of the register columns: each rank equals the rank of both together */
 	uint32_t both[2 * LAYOUT_MAX_REG];

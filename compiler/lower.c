@@ -1370,9 +1370,9 @@ static int attr_value(L *l, const Attr *a, const CompileOptions *o)
 {
 	(void)o;
 	int64_t v = const_arg(l, a->arg, "attribute value must be a compile-time constant", false);
-	if (!strcmp(a->name, "num_warps") && (!is_pow2(v) || v > 32))
+	if (!strcmp(a->name, "num_warps") && !num_warps_ok(v))
 		error_at(l->d, a->arg->loc, "num_warps must be a power of two from 1 to 32, got %lld", (long long)v);
-	if (!strcmp(a->name, "num_stages") && (v < 1 || v > 8))
+	if (!strcmp(a->name, "num_stages") && !num_stages_ok(v))
 		error_at(l->d, a->arg->loc, "num_stages must be from 1 to 8, got %lld", (long long)v);
 	if (!strcmp(a->name, "fp_fusion") && v != 0 && v != 1)
 		error_at(l->d, a->arg->loc, "fp_fusion takes true or false, got %lld", (long long)v);

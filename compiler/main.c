@@ -149,10 +149,12 @@ int main(int argc, char **argv)
 			o.kernel = value_of(argc, argv, &i, "--kernel");
 		} else if (starts(a, "--num-warps")) {
 			o.num_warps = int_value(value_of(argc, argv, &i, "--num-warps"), "--num-warps");
-			if (!is_pow2(o.num_warps) || o.num_warps > 32)
+			if (!num_warps_ok(o.num_warps))
 				fail("--num-warps must be a power of two from 1 to 32, got %s", argv[i]);
 		} else if (starts(a, "--num-stages")) {
 			o.num_stages = int_value(value_of(argc, argv, &i, "--num-stages"), "--num-stages");
+			if (!num_stages_ok(o.num_stages))
+				fail("--num-stages must be from 1 to 8, got %s", argv[i]);
 		} else if (starts(a, "--arch")) {
 			o.arch = value_of(argc, argv, &i, "--arch");
 		} else if (starts(a, "--hints")) {

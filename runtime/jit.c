@@ -609,8 +609,10 @@ static const char *bad_options(const tilec_options *o)
 			return "options: a define has a NULL name";
 	if (o->num_warps < 0 || o->num_stages < 0)
 		return "options: num_warps and num_stages must not be negative";
-	if (o->num_warps > 32 || (o->num_warps & (o->num_warps - 1)))
+	if (o->num_warps && !num_warps_ok(o->num_warps))
 		return "options: num_warps must be 0 (the kernel's own) or a power of two from 1 to 32";
+	if (o->num_stages && !num_stages_ok(o->num_stages))
+		return "options: num_stages must be 0 (the kernel's own) or from 1 to 8";
 	return NULL;
 }
 

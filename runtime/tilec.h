@@ -52,7 +52,7 @@ typedef struct tilec_options {
 	const tilec_define *defines;
 	int ndefines;
 	int num_warps;          /* 0: the kernel's @num_warps or 4; else a power of two, 1 to 32 */
-	int num_stages;         /* 0: the kernel's @num_stages or 3 */
+	int num_stages;         /* 0: the kernel's @num_stages or 3; else 1 to 8 */
 	const char *arch;       /* "sm_90", ...; NULL: the context's device (sm_90a on compute capability 9.0) */
 	const char *source_name; /* file name shown in diagnostics; NULL: "<source>" */
 } tilec_options;

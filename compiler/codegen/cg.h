@@ -45,7 +45,6 @@ typedef enum NvName {
 extern const char *const nv_names[NV_COUNT];
 
 #define CG_MAX_TI 32
-#define CG_WORDS 1024 /* a power of two */
 
 typedef struct Cg {
 	Func *f;
@@ -65,9 +64,7 @@ typedef struct Cg {
 		LLVMValueRef v;
 	} ti[CG_MAX_TI];
 	int nti;
-	struct {               /* cg_mma.c: words split into 16-bit registers, by the low half */
-		LLVMValueRef lo, hi, w;
-	} words[CG_WORDS];
+	LLVMValueRef **words;  /* per ValId read by ldmatrix (cg_mma.c): word p holds registers 2p, 2p+1 */
 	LLVMValueRef smem;     /* the extern shared array, or NULL */
 	bool wgmma;            /* some ring is RING_WGMMA: waits fence the async proxy */
 	LLVMDIBuilderRef dib;  /* NULL without line info */

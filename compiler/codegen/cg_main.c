@@ -245,12 +245,12 @@ LLVMValueRef cg_thread_index(Cg *c, const Layout *l)
 LLVMValueRef cg_flat_index(Cg *c, const Layout *l, LLVMValueRef ti, uint32_t r)
 {
 	uint32_t k = cg_reg_index(l, r), tbits = 0;
+	if (!k)
+		return ti;
 	for (int i = 0; i < l->nlane; i++)
 		tbits |= l->lane[i];
 	for (int i = 0; i < l->nwarp; i++)
 		tbits |= l->warp[i];
-	if (!k)
-		return ti;
 	return k & tbits ? LLVMBuildXor(c->b, ti, cg_i32c(c, k), "") : LLVMBuildNUWAdd(c->b, ti, cg_i32c(c, k), "");
 }
 
@@ -729,7 +729,7 @@ static void verify(Cg *c, const char *when)
 /* An element-wise op other than a cast on f16 or bf16 values: work for the SLP vectoriser. */
 static void find_half_math(Func *f, Op *op, void *found)
 {
-	if (!(op_info[op->code].flags & F_ELTWISE) || op->code == OP_CAST)
+	if (!op_has(op->code, F_ELTWISE) || op->code == OP_CAST)
 		return;
 	for (int i = 0; i < op->nopnds + op->nres; i++) {
 		ElemKind e = vtype(f, i < op->nopnds ? op->opnds[i] : op->res[i - op->nopnds]).elem;
@@ -818,6 +818,7 @@ static void init_cg(Cg *c, Func *f, const Target *t)
 	c->pre = LLVMCreateBuilderInContext(c->ctx);
 	c->regs = NEWN(f->arena, LLVMValueRef *, f->nvals + 1);
 	c->pending = NEWN(f->arena, Op *, f->nvals + 1);
+	c->words = NEWN(f->arena, LLVMValueRef *, f->nvals + 1);
 	c->i1 = LLVMInt1TypeInContext(c->ctx);
 	c->i8 = LLVMInt8TypeInContext(c->ctx);
 	c->i16 = LLVMInt16TypeInContext(c->ctx);

@@ -88,17 +88,31 @@ static LLVMValueRef i32op(Cg *c, LLVMOpcode code, LLVMValueRef a, int64_t b)
 	return LLVMBuildBinOp(c->b, code, a, cg_i32c(c, b), "");
 }
 
-/* Byte offset of element `flat` (i32) of a row-major tile with 2^rowbits 16-bit elements per row. */
-static LLVMValueRef swizzle(Cg *c, LLVMValueRef flat, int rowbits)
+/*
+ * The swizzle of a row-major tile with 2^rowbits 16-bit elements per row
+ * (w bytes): rows go in phases of per_phase rows, and row phase p XORs the
+ * 16-byte chunk index with p, over max_phase phases.
+ */
+typedef struct Swizzle {
+	int w, per_phase, max_phase;
+} Swizzle;
+
+static Swizzle swizzle_of(int rowbits)
 {
 	int w = 2 << rowbits, chunks = w / 16;
 	int per_phase = w >= 128 ? 1 : 128 / w;
-	int max_phase = 8 / per_phase < chunks ? 8 / per_phase : chunks;
+	return (Swizzle){w, per_phase, 8 / per_phase < chunks ? 8 / per_phase : chunks};
+}
+
+/* Byte offset of element `flat` (i32) in that tile. */
+static LLVMValueRef swizzle(Cg *c, LLVMValueRef flat, int rowbits)
+{
+	Swizzle s = swizzle_of(rowbits);
 	LLVMValueRef row = i32op(c, LLVMLShr, flat, rowbits);
 	LLVMValueRef col = i32op(c, LLVMAnd, flat, (1 << rowbits) - 1);
-	LLVMValueRef phase = i32op(c, LLVMAnd, i32op(c, LLVMUDiv, row, per_phase), max_phase - 1);
+	LLVMValueRef phase = i32op(c, LLVMAnd, i32op(c, LLVMUDiv, row, s.per_phase), s.max_phase - 1);
 	LLVMValueRef chunk = LLVMBuildXor(c->b, i32op(c, LLVMLShr, col, 3), phase, "");
-	LLVMValueRef x = LLVMBuildAdd(c->b, i32op(c, LLVMMul, row, w), i32op(c, LLVMShl, chunk, 4), "");
+	LLVMValueRef x = LLVMBuildAdd(c->b, i32op(c, LLVMMul, row, s.w), i32op(c, LLVMShl, chunk, 4), "");
 	return LLVMBuildAdd(c->b, x, i32op(c, LLVMShl, i32op(c, LLVMAnd, col, 7), 1), "");
 }
 
@@ -110,12 +124,10 @@ static LLVMValueRef swizzle(Cg *c, LLVMValueRef flat, int rowbits)
  */
 static uint32_t swizzle_const(uint32_t flat, int rowbits)
 {
-	uint32_t w = 2u << rowbits, chunks = w / 16;
-	uint32_t per_phase = w >= 128 ? 1 : 128 / w;
-	uint32_t max_phase = 8 / per_phase < chunks ? 8 / per_phase : chunks;
+	Swizzle s = swizzle_of(rowbits);
 	uint32_t row = flat >> rowbits, col = flat & ((1u << rowbits) - 1);
-	uint32_t chunk = (col >> 3) ^ ((row / per_phase) & (max_phase - 1));
-	return row * w + (chunk << 4) + ((col & 7) << 1);
+	uint32_t chunk = (col >> 3) ^ ((row / (uint32_t)s.per_phase) & (uint32_t)(s.max_phase - 1));
+	return row * (uint32_t)s.w + (chunk << 4) + ((col & 7) << 1);
 }
 
 LLVMValueRef cg_swizzle(Cg *c, LLVMValueRef flat, int rowbits)
@@ -181,10 +193,8 @@ static LLVMValueRef in_tile_rt(Cg *c, const Frag *o, LLVMValueRef flat)
 /* Rows after which the swizzle repeats (per_phase * max_phase). */
 static uint32_t swizzle_period(int rowbits)
 {
-	int w = 2 << rowbits, chunks = w / 16;
-	int per_phase = w >= 128 ? 1 : 128 / w;
-	int max_phase = 8 / per_phase < chunks ? 8 / per_phase : chunks;
-	return (uint32_t)(per_phase * max_phase);
+	Swizzle s = swizzle_of(rowbits);
+	return (uint32_t)(s.per_phase * s.max_phase);
 }
 
 /*
@@ -325,47 +335,21 @@ static void load_b_tiles(Cg *c, Frag *o, LLVMValueRef base, uint32_t bmask, cons
 }
 
 /*
- * Words split into 16-bit registers (unpack_word) are remembered by their
- * low half, so that packing the same pair again (pack_regs: an operand
- * ldmatrix read, going to the mma) gives back the word itself instead of
- * bit operations for LLVM to fold.
- */
-static uint32_t word_slot(LLVMValueRef lo)
-{
-	return (uint32_t)(((uintptr_t)lo >> 4) * 2654435761u) & (CG_WORDS - 1);
-}
-
-static void remember_word(Cg *c, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef w)
-{
-	for (uint32_t i = word_slot(lo), n = 0; n < CG_WORDS; i = (i + 1) & (CG_WORDS - 1), n++)
-		if (!c->words[i].lo) {
-			c->words[i].lo = lo;
-			c->words[i].hi = hi;
-			c->words[i].w = w;
-			return;
-		}
-}
-
-static LLVMValueRef known_word(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
-{
-	for (uint32_t i = word_slot(lo), n = 0; n < CG_WORDS && c->words[i].lo; i = (i + 1) & (CG_WORDS - 1), n++)
-		if (c->words[i].lo == lo)
-			return c->words[i].hi == hi ? c->words[i].w : NULL;
-	return NULL;
-}
-
-/*
  * Operands in registers: each pair (r, r|1) packed into one b32 word, as
  * lo | hi << 16 on the bits, which InstCombine folds back into the word
- * when the pair came from unpack_word through loop phis.
+ * when the pair came from unpack_word through loop phis.  A value ldmatrix
+ * read gives back its words as they are.
  */
 static void pack_regs(Cg *c, Frag *o)
 {
+	uint32_t n = (1u << o->l->nreg) / 2;
+	if (c->words[o->v]) {
+		memcpy(o->words, c->words[o->v], sizeof *o->words * n);
+		return;
+	}
 	LLVMTypeRef i16 = LLVMInt16TypeInContext(c->ctx);
-	for (uint32_t p = 0; p < (1u << o->l->nreg) / 2; p++) {
+	for (uint32_t p = 0; p < n; p++) {
 		LLVMValueRef r0 = c->regs[o->v][2 * p], r1 = c->regs[o->v][2 * p + 1];
-		if ((o->words[p] = known_word(c, r0, r1)))
-			continue;
 		LLVMValueRef lo = LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, r0, i16, ""), c->i32, "");
 		LLVMValueRef hi = i32op(c, LLVMShl, LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, r1, i16, ""), c->i32, ""), 16);
 		o->words[p] = LLVMBuildOr(c->b, lo, hi, "");
@@ -378,13 +362,12 @@ static void unpack_word(Cg *c, LLVMValueRef w, LLVMTypeRef et, LLVMValueRef *r)
 	LLVMTypeRef i16 = LLVMInt16TypeInContext(c->ctx);
 	r[0] = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, w, i16, ""), et, "");
 	r[1] = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, i32op(c, LLVMLShr, w, 16), i16, ""), et, "");
-	remember_word(c, r[0], r[1], w);
 }
 
 /*
  * An operand read from a ring slot (passes/pipeline.c): the ldmatrix words
- * as two registers each, which pack_regs packs again for the mma (LLVM
- * folds the round trip).  A's register 0 runs along K (column 1), B's
+ * as two registers each, and the words themselves (c->words) for
+ * pack_regs to hand to the mma.  A's register 0 runs along K (column 1), B's
  * along its rows.  A local_load narrower than the ring's tile reads the
  * k-slice starting at its iattr[0].  With iattr[1] the slot holds B
  * transposed, [N, K] with K contiguous: B is read through its transposed
@@ -414,6 +397,7 @@ void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn)
 	LLVMValueRef *r = cg_new_regs(c, v);
 	for (uint32_t p = 0; p < (1u << o.l->nreg) / 2; p++)
 		unpack_word(c, o.words[p], et, r + 2 * p);
+	c->words[v] = o.words;
 }
 
 /*

@@ -82,11 +82,8 @@ static bool cheap_load(Func *f, Op *d, Op *at)
 	for (Op *o = d->next; o; o = o->next) {
 		if (o == at)
 			return true;
-		if (op_has(o->code, F_SIDE))
+		if (ir_op_has_side_effect(o))
 			return false;
-		for (int i = 0; i < o->nblocks; i++)
-			if (o->blocks[i] && ir_has_side_effect(o->blocks[i]))
-				return false;
 	}
 	return false;
 }

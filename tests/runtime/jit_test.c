@@ -150,6 +150,10 @@ static void test_invalid(void)
 	tilec_free_string(log);
 	tilec_options bad5 = {.num_warps = 64};
 	CHECK(tilec_compile_ptx("kernel k() {}", NULL, &bad5, NULL, NULL) == TILEC_ERROR_INVALID);
+	tilec_options bad6 = {.num_stages = 9};
+	CHECK(tilec_compile_ptx("kernel k() {}", NULL, &bad6, NULL, &log) == TILEC_ERROR_INVALID);
+	CHECK_HAS(log, "num_stages");
+	tilec_free_string(log);
 
 	CHECK(tilec_context_create(0, NULL) == TILEC_ERROR_INVALID);
 	CHECK_HAS(tilec_context_error(NULL), "out is NULL");
