@@ -15,6 +15,10 @@ per kernel that is not byte for byte the same and a summary with the LLVM
 time of both; exit 1 if any DIFFERS.
 
     scripts/llvm-passes.py [--tilec build/tilec] [--arch sm_90,sm_80] [--only REGEX]
+
+With --base OTHER (another build of tilec, e.g. of the previous commit) the
+second compile is that build's, with its own passes, instead of default<O3>:
+the same rule then checks a change of the code generator.
 """
 import argparse
 import glob
@@ -83,7 +87,9 @@ def main():
     p.add_argument("--tilec", default=os.path.join(ROOT, "build", "tilec"))
     p.add_argument("--arch", default="sm_90,sm_80,sm_90a")
     p.add_argument("--only", default="")
+    p.add_argument("--base", default="", help="compare with this tilec build's own passes, not default<O3>")
     args = p.parse_args()
+    ref_name = f"base {args.base}" if args.base else "default<O3>"
     ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
     if not os.path.exists(ptxas):
         print("llvm-passes: SKIPPED: no ptxas (CUDA toolkit) on this machine")
@@ -104,9 +110,12 @@ def main():
             for mode in ("0", "1"):
                 ptx = os.path.join(tmp, f"k{mode}.ptx")
                 env = dict(os.environ, TILEC_LLVM_REFERENCE=mode, TILEC_TIME_LLVM="1")
+                exe = args.tilec
                 if mode == "1":  # options being tried apply to tilec's side only
                     env.pop("TILEC_LLVM_ARGS", None)
-                r = subprocess.run([args.tilec, f, "--kernel", k, "--arch", arch, "-w", "-o", ptx] + extra,
+                    if args.base:
+                        exe, env["TILEC_LLVM_REFERENCE"] = args.base, "0"
+                r = subprocess.run([exe, f, "--kernel", k, "--arch", arch, "-w", "-o", ptx] + extra,
                                    env=env, capture_output=True, text=True)
                 if r.returncode != 0:
                     fail.append(mode)
@@ -125,7 +134,7 @@ def main():
                 continue
             if fail:
                 differ += 1
-                print(f"DIFFERS {name}: compiles only {'with' if fail == ['0'] else 'without'} TILEC_LLVM_REFERENCE")
+                print(f"DIFFERS {name}: compiles only {'with ' + ref_name if fail == ['0'] else 'with tilec'}")
                 continue
             if ptxs[0] == ptxs[1]:
                 same += 1
@@ -134,11 +143,11 @@ def main():
                 ptx, cubin = os.path.join(tmp, f"k{mode}.ptx"), os.path.join(tmp, f"k{mode}.cubin")
                 r = subprocess.run([ptxas, f"-arch={arch}", "-O3", ptx, "-o", cubin], capture_output=True, text=True)
                 if r.returncode != 0:
-                    print(f"ptxas failed ({'reference' if mode == '1' else 'tilec'}): {name}: {r.stderr.strip()[:200]}")
+                    print(f"ptxas failed ({ref_name if mode == '1' else 'tilec'}): {name}: {r.stderr.strip()[:200]}")
                     fail.append(mode)
                     continue
                 texts.append(cubin_text(cubin))
-            sizes = "" if fail else f"SASS {len(texts[1])} bytes with default<O3>, {len(texts[0])} with tilec's passes"
+            sizes = "" if fail else f"SASS {len(texts[1])} bytes with {ref_name}, {len(texts[0])} with tilec"
             if fail or len(texts[0]) > len(texts[1]):
                 differ += 1
                 print(f"DIFFERS {name}: {'ptxas failed' if fail else sizes}")
@@ -153,7 +162,7 @@ def main():
     shutil.rmtree(tmp, ignore_errors=True)
     print(f"llvm-passes: {same} kernels the same SASS, {reordered} the same size, {smaller} smaller, "
           f"{differ} differ, {skipped} did not compile "
-          f"(LLVM passes + backend: {t_new:.0f} ms tilec's, {t_ref:.0f} ms default<O3>)")
+          f"(LLVM passes + backend: {t_new:.0f} ms tilec, {t_ref:.0f} ms {ref_name})")
     return 1 if differ else 0
 
 

@@ -64,7 +64,8 @@ typedef struct Cg {
 		LLVMValueRef v;
 	} ti[CG_MAX_TI];
 	int nti;
-	LLVMValueRef **words;  /* per ValId read by ldmatrix (cg_mma.c): word p holds registers 2p, 2p+1 */
+	LLVMValueRef **words;  /* per ValId read by ldmatrix (cg_mma.c), or a loop phi of such:
+	                          word p holds registers 2p, 2p+1 */
 	LLVMValueRef smem;     /* the extern shared array, or NULL */
 	bool wgmma;            /* some ring is RING_WGMMA: waits fence the async proxy */
 	LLVMDIBuilderRef dib;  /* NULL without line info */
@@ -83,6 +84,27 @@ int32_t *cg_reg_of(Cg *c, const Layout *l);
 LLVMValueRef cg_thread_index(Cg *c, const Layout *l); /* i32 XOR of the lane and warp columns */
 /* The flat index of register r's element: ti (cg_thread_index of l) ^ cg_reg_index(l, r). */
 LLVMValueRef cg_flat_index(Cg *c, const Layout *l, LLVMValueRef ti, uint32_t r);
+uint32_t cg_thread_bits(const Layout *l);  /* the flat-index bits lane and warp columns can set */
+/*
+ * A thread's elements under a map from flat index to bytes that is linear
+ * over GF(2) (a multiply by a power of two, the shared-memory swizzles):
+ * f(ti ^ k) = f(ti) ^ f(k), ti the thread index, k a register's part.
+ * cg_lin builds f(ti) once, in the entry block, and finds the bits f of a
+ * thread index can set; cg_lin_at gives f(ti) XOR f(k)'s part in those
+ * bits, and in *add the rest of f(k), disjoint from it: a constant to add
+ * last, which ptxas folds into the access ([reg+imm]).  f(k) is the
+ * builder's constant folding of f on a constant.
+ */
+typedef LLVMValueRef (*CgLinFn)(Cg *c, LLVMValueRef flat, int a0, int a1);
+typedef struct CgLin {
+	CgLinFn f;
+	int a0, a1;
+	const Layout *l;
+	LLVMValueRef fti;
+	uint32_t tmask;
+} CgLin;
+CgLin cg_lin(Cg *c, const Layout *l, CgLinFn f, int a0, int a1);
+LLVMValueRef cg_lin_at(Cg *c, const CgLin *m, uint32_t r, uint32_t *add);
 /* i1: this thread is the first of the copies the lane/warp zero columns make. */
 LLVMValueRef cg_is_owner(Cg *c, const Layout *l);
 void cg_fill_dups(Cg *c, ValId v);
@@ -133,8 +155,10 @@ void cg_convert_layout(Cg *c, Op *op);
 void cg_convert_write(Cg *c, ValId v, int32_t offset);
 /* All of v's registers from a row-major tile at offset (no barriers). */
 void cg_convert_read(Cg *c, ValId v, int32_t offset);
-/* Registers r .. r+vec-1 of v from the tile at offset; ti = cg_thread_index of v's layout. */
-void cg_smem_read(Cg *c, ValId v, int32_t offset, LLVMValueRef ti, uint32_t r, int vec, LLVMValueRef *out);
+/* Where v's elements lie in such a row-major tile (bytes from its start). */
+CgLin cg_smem_lin(Cg *c, ValId v);
+/* Registers r .. r+vec-1 of v from the tile at offset; at = cg_smem_lin(c, v). */
+void cg_smem_read(Cg *c, ValId v, int32_t offset, const CgLin *at, uint32_t r, int vec, LLVMValueRef *out);
 void cg_rename(Cg *c, Op *op);  /* expand_dims, broadcast, trans */
 
 void cg_dot(Cg *c, Op *op);
@@ -145,6 +169,9 @@ void cg_mma(Cg *c, Op *op);
 LLVMValueRef cg_swizzle(Cg *c, LLVMValueRef flat, int rowbits);
 /* v (an mma operand layout) from the swizzled tile at offset off + dyn bytes, by ldmatrix. */
 void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn);
+/* Word p (registers 2p, 2p+1 of a 16-bit operand) of v: ldmatrix's, or packed from the registers. */
+LLVMValueRef cg_word(Cg *c, ValId v, uint32_t p);
+void cg_unpack_words(Cg *c, ValId v);  /* v's registers from c->words[v] */
 /* wgmma's A in registers: the 4 b32 words of each 16x16 tile at relative flat origin origins[i]. */
 void cg_mma_a_words(Cg *c, ValId a, const uint32_t *origins, int n, LLVMValueRef *out);
 
@@ -154,7 +181,7 @@ bool cg_is_wgmma(Cg *c, Op *op);
 void cg_wgmma(Cg *c, Op *op);
 void cg_wgmma_wait(Cg *c, Op *op);  /* dot_wait */
 /* Byte offset of element `flat` (i32) in a RING_WGMMA slot of `rows` rows of 2^rowbits 16-bit elements. */
-LLVMValueRef cg_wgmma_offset(Cg *c, LLVMValueRef flat, int rowbits, int rows);
+LLVMValueRef cg_wgmma_offset(Cg *c, LLVMValueRef flat, int rowbits, int rows); /* a CgLinFn */
 
 /* cg_async.c: software pipelining (passes/pipeline.c) */
 void cg_async(Cg *c, Op *op);

@@ -56,6 +56,12 @@ static int copy_width(Cg *c, const Layout *l, ValId ptr, ValId mask, int eb)
 	return v;
 }
 
+static LLVMValueRef swizzled(Cg *c, LLVMValueRef flat, int rowbits, int unused)
+{
+	(void)unused;
+	return cg_swizzle(c, flat, rowbits);
+}
+
 static void async_copy(Cg *c, Op *op)
 {
 	ValId ring = op->opnds[0], ptr = op->opnds[2], mask = op->opnds[3];
@@ -67,16 +73,15 @@ static void async_copy(Cg *c, Op *op)
 	bool wg = rop->iattr[0] == RING_WGMMA;
 	NvName id = bytes == 16 ? NV_ASM_CP_ASYNC_CG_16 : bytes == 8 ? NV_ASM_CP_ASYNC_CA_8 : NV_ASM_CP_ASYNC_CA_4;
 	LLVMValueRef base = LLVMBuildMul(c->b, c->regs[op->opnds[1]][0], cg_i32c(c, slot_bytes(c, ring)), "");
-	LLVMValueRef ti = cg_thread_index(c, l);
+	CgLin at = wg ? cg_lin(c, l, cg_wgmma_offset, rowbits, (int)t.shape[0]) : cg_lin(c, l, swizzled, rowbits, 0);
 	uint32_t zm = cg_zeromask(l->reg, l->nreg);
 	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)v) {
 		if (r & zm)
 			continue;
-		LLVMValueRef flat = cg_flat_index(c, l, ti, r);
-		LLVMValueRef in = wg ? cg_wgmma_offset(c, flat, rowbits, t.shape[0]) : cg_swizzle(c, flat, rowbits);
-		LLVMValueRef off = LLVMBuildAdd(c->b, base, in, "");
+		uint32_t add;
+		LLVMValueRef off = LLVMBuildAdd(c->b, base, cg_lin_at(c, &at, r, &add), "");
 		LLVMValueRef size = LLVMBuildSelect(c->b, c->regs[mask][r], cg_i32c(c, bytes), cg_i32c(c, 0), "");
-		LLVMValueRef dst = LLVMBuildPtrToInt(c->b, cg_smem_ptr(c, rop->smem_offset, off), c->i32, "");
+		LLVMValueRef dst = LLVMBuildPtrToInt(c->b, cg_smem_ptr(c, rop->smem_offset + (int32_t)add, off), c->i32, "");
 		LLVMValueRef args[3] = {dst, c->regs[ptr][r], size};
 		cg_asm(c, nv_names[id], "r,l,r,~{memory}", LLVMVoidTypeInContext(c->ctx), args, 3, true);
 	}

@@ -30,11 +30,18 @@ void cg_rename(Cg *c, Op *op)
 	c->regs[res] = c->regs[src];
 }
 
-/* Address of register r's element: thread index ^ register part, in bytes. */
-static LLVMValueRef elem_ptr(Cg *c, int32_t offset, const Layout *l, LLVMValueRef ti, uint32_t r, int eb)
+static LLVMValueRef times(Cg *c, LLVMValueRef flat, int eb, int unused)
 {
-	LLVMValueRef idx = cg_flat_index(c, l, ti, r);
-	return cg_smem_ptr(c, offset, LLVMBuildMul(c->b, idx, cg_i32c(c, eb), ""));
+	(void)unused;
+	return LLVMBuildMul(c->b, flat, cg_i32c(c, eb), "");
+}
+
+/* Address of register r's element: (thread index ^ register part) * eb. */
+static LLVMValueRef elem_ptr(Cg *c, int32_t offset, const CgLin *at, uint32_t r)
+{
+	uint32_t add;
+	LLVMValueRef byte = cg_lin_at(c, at, r, &add);
+	return cg_smem_ptr(c, offset + (int32_t)add, byte);
 }
 
 /* Every canonical register of v to its row-major place at offset. */
@@ -44,7 +51,7 @@ static void write_tile(Cg *c, int32_t offset, ValId v, ElemKind e)
 	int eb = elem_bytes(e), vec = cg_reg_vec(l, eb);
 	uint32_t zm = cg_zeromask(l->reg, l->nreg);
 	LLVMTypeRef mt = cg_mem_type(c, e);
-	LLVMValueRef ti = cg_thread_index(c, l);
+	CgLin at = cg_smem_lin(c, v);
 	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)vec) {
 		if (r & zm)
 			continue;
@@ -55,17 +62,21 @@ static void write_tile(Cg *c, int32_t offset, ValId v, ElemKind e)
 				x = LLVMBuildInsertElement(c->b, x, cg_to_mem(c, c->regs[v][r + (uint32_t)j], e),
 				                           cg_i32c(c, j), "");
 		}
-		LLVMSetAlignment(LLVMBuildStore(c->b, x, elem_ptr(c, offset, l, ti, r, eb)), (unsigned)(vec * eb));
+		LLVMSetAlignment(LLVMBuildStore(c->b, x, elem_ptr(c, offset, &at, r)), (unsigned)(vec * eb));
 	}
 }
 
-void cg_smem_read(Cg *c, ValId v, int32_t offset, LLVMValueRef ti, uint32_t r, int vec, LLVMValueRef *out)
+CgLin cg_smem_lin(Cg *c, ValId v)
 {
-	const Layout *l = cg_layout(c, v);
+	return cg_lin(c, cg_layout(c, v), times, elem_bytes(vtype(c->f, v).elem), 0);
+}
+
+void cg_smem_read(Cg *c, ValId v, int32_t offset, const CgLin *at, uint32_t r, int vec, LLVMValueRef *out)
+{
 	ElemKind e = vtype(c->f, v).elem;
 	int eb = elem_bytes(e);
 	LLVMTypeRef mt = cg_mem_type(c, e), t = vec > 1 ? LLVMVectorType(mt, (unsigned)vec) : mt;
-	LLVMValueRef x = LLVMBuildLoad2(c->b, t, elem_ptr(c, offset, l, ti, r, eb), "");
+	LLVMValueRef x = LLVMBuildLoad2(c->b, t, elem_ptr(c, offset, at, r), "");
 	LLVMSetAlignment(x, (unsigned)(vec * eb));
 	for (int j = 0; j < vec; j++)
 		out[j] = cg_from_mem(c, vec > 1 ? LLVMBuildExtractElement(c->b, x, cg_i32c(c, j), "") : x, e);
@@ -77,10 +88,11 @@ static void read_tile(Cg *c, int32_t offset, ValId v)
 	const Layout *l = cg_layout(c, v);
 	int vec = cg_reg_vec(l, elem_bytes(vtype(c->f, v).elem));
 	uint32_t zm = cg_zeromask(l->reg, l->nreg);
-	LLVMValueRef ti = cg_thread_index(c, l), *out = cg_new_regs(c, v);
+	LLVMValueRef *out = cg_new_regs(c, v);
+	CgLin at = cg_smem_lin(c, v);
 	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)vec)
 		if (!(r & zm))
-			cg_smem_read(c, v, offset, ti, r, vec, out + r);
+			cg_smem_read(c, v, offset, &at, r, vec, out + r);
 	cg_fill_dups(c, v);
 }
 

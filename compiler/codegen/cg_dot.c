@@ -24,7 +24,7 @@ typedef struct Operand {
 	LLVMValueRef *cache;  /* per canonical register, widened */
 	uint32_t zm;
 	int32_t off;          /* the tile's offset in shared memory, or -1: in registers */
-	LLVMValueRef ti;      /* thread index, when the tile is in shared memory */
+	CgLin at;             /* its elements' places, when the tile is in shared memory */
 	int vec;              /* registers read from shared memory at once */
 } Operand;
 
@@ -73,9 +73,9 @@ static void stage_operands(Cg *c, ValId a, ValId b, int32_t *off)
 static Operand operand_of(Cg *c, ValId v, int32_t off)
 {
 	const Layout *l = cg_layout(c, v);
-	Operand o = {v, NEWN(c->f->arena, LLVMValueRef, 1 << l->nreg), cg_zeromask(l->reg, l->nreg), off, NULL, 1};
+	Operand o = {v, NEWN(c->f->arena, LLVMValueRef, 1 << l->nreg), cg_zeromask(l->reg, l->nreg), off, {0}, 1};
 	if (off >= 0) {
-		o.ti = cg_thread_index(c, l);
+		o.at = cg_smem_lin(c, v);
 		/* one 32-bit word at a time: a wider read keeps more k values alive */
 		int eb = elem_bytes(vtype(c->f, v).elem);
 		o.vec = cg_reg_vec(l, eb);
@@ -108,7 +108,7 @@ static LLVMValueRef operand(Cg *c, Operand *o, uint32_t i, ElemKind acc_e)
 	}
 	LLVMValueRef xs[16];
 	uint32_t g = i & ~(uint32_t)(o->vec - 1);
-	cg_smem_read(c, o->v, o->off, o->ti, g, o->vec, xs);
+	cg_smem_read(c, o->v, o->off, &o->at, g, o->vec, xs);
 	for (int j = 0; j < o->vec; j++)
 		o->cache[g + (uint32_t)j] = widen(c, xs[j], e, acc_e);
 	return o->cache[i];

@@ -237,6 +237,16 @@ LLVMValueRef cg_thread_index(Cg *c, const Layout *l)
 	return v;
 }
 
+uint32_t cg_thread_bits(const Layout *l)
+{
+	uint32_t m = 0;
+	for (int i = 0; i < l->nlane; i++)
+		m |= l->lane[i];
+	for (int i = 0; i < l->nwarp; i++)
+		m |= l->warp[i];
+	return m;
+}
+
 /*
  * Where no lane or warp column shares a bit with the register part, the XOR
  * is an add: written so, LLVM sees that a thread's elements lie at constant
@@ -244,14 +254,37 @@ LLVMValueRef cg_thread_index(Cg *c, const Layout *l)
  */
 LLVMValueRef cg_flat_index(Cg *c, const Layout *l, LLVMValueRef ti, uint32_t r)
 {
-	uint32_t k = cg_reg_index(l, r), tbits = 0;
+	uint32_t k = cg_reg_index(l, r);
 	if (!k)
 		return ti;
-	for (int i = 0; i < l->nlane; i++)
-		tbits |= l->lane[i];
-	for (int i = 0; i < l->nwarp; i++)
-		tbits |= l->warp[i];
-	return k & tbits ? LLVMBuildXor(c->b, ti, cg_i32c(c, k), "") : LLVMBuildNUWAdd(c->b, ti, cg_i32c(c, k), "");
+	return k & cg_thread_bits(l) ? LLVMBuildXor(c->b, ti, cg_i32c(c, k), "")
+	                             : LLVMBuildNUWAdd(c->b, ti, cg_i32c(c, k), "");
+}
+
+static uint32_t folded(LLVMValueRef v)
+{
+	if (!LLVMIsAConstantInt(v))
+		die("codegen: a byte map of a constant did not fold");
+	return (uint32_t)LLVMConstIntGetZExtValue(v);
+}
+
+CgLin cg_lin(Cg *c, const Layout *l, CgLinFn f, int a0, int a1)
+{
+	CgLin m = {.f = f, .a0 = a0, .a1 = a1};
+	uint32_t tb = cg_thread_bits(l);
+	for (uint32_t b = tb; b; b &= b - 1)
+		m.tmask |= folded(f(c, cg_i32c(c, b & -b), a0, a1));
+	m.fti = f(c, cg_thread_index(c, l), a0, a1);
+	m.l = l;
+	return m;
+}
+
+LLVMValueRef cg_lin_at(Cg *c, const CgLin *m, uint32_t r, uint32_t *add)
+{
+	uint32_t fk = folded(m->f(c, cg_i32c(c, cg_reg_index(m->l, r)), m->a0, m->a1));
+	*add = fk & ~m->tmask;
+	fk &= m->tmask;
+	return fk ? LLVMBuildXor(c->b, m->fti, cg_i32c(c, fk), "") : m->fti;
 }
 
 LLVMValueRef cg_is_owner(Cg *c, const Layout *l)
@@ -411,10 +444,31 @@ static LLVMValueRef *phis_for(Cg *c, ValId v)
 	return r;
 }
 
+/*
+ * A loop-carried mma operand that enters the loop as ldmatrix's words
+ * (the prefetch pass's operands) is carried as those words: one i32 phi per
+ * word, not one per 16-bit element that the mma would pack again.  The
+ * value from the latch is packed there if it has no words of its own.
+ */
+static void word_phis(Cg *c, ValId v)
+{
+	int n = cg_nregs(c, v) / 2;
+	c->words[v] = NEWN(c->f->arena, LLVMValueRef, n);
+	for (int p = 0; p < n; p++)
+		c->words[v][p] = LLVMBuildPhi(c->b, c->i32, "");
+}
+
 static void add_incoming(Cg *c, ValId phi_v, ValId in_v, LLVMBasicBlockRef from)
 {
 	if (!same_layout(c, phi_v, in_v))
 		die("codegen: %%%d and %%%d meet in a phi with different layouts", phi_v, in_v);
+	if (c->words[phi_v]) {
+		for (int p = 0; p < cg_nregs(c, phi_v) / 2; p++) {
+			LLVMValueRef w = cg_word(c, in_v, (uint32_t)p);
+			LLVMAddIncoming(c->words[phi_v][p], &w, &from, 1);
+		}
+		return;
+	}
 	const Layout *l = cg_layout(c, phi_v);
 	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0;
 	for (int i = 0; i < cg_nregs(c, phi_v); i++)
@@ -454,9 +508,15 @@ static void emit_for(Cg *c, Op *op)
 	LLVMValueRef *iv = phis_for(c, body->args[0]);
 	LLVMAddIncoming(iv[0], &lo, &pre, 1);
 	for (int i = 1; i < body->nargs; i++) {
-		phis_for(c, body->args[i]);
+		if (c->words[op->opnds[2 + i]])
+			word_phis(c, body->args[i]);
+		else
+			phis_for(c, body->args[i]);
 		add_incoming(c, body->args[i], op->opnds[2 + i], pre);
 	}
+	for (int i = 1; i < body->nargs; i++)
+		if (c->words[body->args[i]])
+			cg_unpack_words(c, body->args[i]);
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, iv[0], hi, ""), bbody, exit);
 
 	LLVMPositionBuilderAtEnd(c->b, bbody);
@@ -474,6 +534,7 @@ static void emit_for(Cg *c, Op *op)
 		if (!same_layout(c, op->res[i], body->args[i + 1]))
 			die("codegen: for result %%%d changes layout", op->res[i]);
 		c->regs[op->res[i]] = c->regs[body->args[i + 1]];
+		c->words[op->res[i]] = c->words[body->args[i + 1]];
 	}
 }
 

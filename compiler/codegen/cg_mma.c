@@ -336,32 +336,35 @@ static void load_b_tiles(Cg *c, Frag *o, LLVMValueRef base, uint32_t bmask, cons
 
 /*
  * Operands in registers: each pair (r, r|1) packed into one b32 word, as
- * lo | hi << 16 on the bits, which InstCombine folds back into the word
- * when the pair came from unpack_word through loop phis.  A value ldmatrix
- * read gives back its words as they are.
+ * lo | hi << 16 on the bits.  A value ldmatrix read, or a loop phi of such
+ * values (cg_main.c's emit_for), gives back its words as they are.
  */
-static void pack_regs(Cg *c, Frag *o)
+LLVMValueRef cg_word(Cg *c, ValId v, uint32_t p)
 {
-	uint32_t n = (1u << o->l->nreg) / 2;
-	if (c->words[o->v]) {
-		memcpy(o->words, c->words[o->v], sizeof *o->words * n);
-		return;
-	}
+	if (c->words[v])
+		return c->words[v][p];
 	LLVMTypeRef i16 = LLVMInt16TypeInContext(c->ctx);
-	for (uint32_t p = 0; p < n; p++) {
-		LLVMValueRef r0 = c->regs[o->v][2 * p], r1 = c->regs[o->v][2 * p + 1];
-		LLVMValueRef lo = LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, r0, i16, ""), c->i32, "");
-		LLVMValueRef hi = i32op(c, LLVMShl, LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, r1, i16, ""), c->i32, ""), 16);
-		o->words[p] = LLVMBuildOr(c->b, lo, hi, "");
-	}
+	LLVMValueRef r0 = c->regs[v][2 * p], r1 = c->regs[v][2 * p + 1];
+	LLVMValueRef lo = LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, r0, i16, ""), c->i32, "");
+	LLVMValueRef hi = i32op(c, LLVMShl, LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, r1, i16, ""), c->i32, ""), 16);
+	return LLVMBuildOr(c->b, lo, hi, "");
 }
 
-/* The two 16-bit halves of word w as elements of type et (trunc and lshr: foldable through phis). */
-static void unpack_word(Cg *c, LLVMValueRef w, LLVMTypeRef et, LLVMValueRef *r)
+static void pack_regs(Cg *c, Frag *o)
 {
-	LLVMTypeRef i16 = LLVMInt16TypeInContext(c->ctx);
-	r[0] = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, w, i16, ""), et, "");
-	r[1] = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, i32op(c, LLVMLShr, w, 16), i16, ""), et, "");
+	for (uint32_t p = 0; p < (1u << o->l->nreg) / 2; p++)
+		o->words[p] = cg_word(c, o->v, p);
+}
+
+void cg_unpack_words(Cg *c, ValId v)
+{
+	LLVMTypeRef i16 = LLVMInt16TypeInContext(c->ctx), et = cg_elem_type(c, vtype(c->f, v).elem);
+	LLVMValueRef *r = cg_new_regs(c, v);
+	for (int p = 0; p < cg_nregs(c, v) / 2; p++) {
+		LLVMValueRef w = c->words[v][p];
+		r[2 * p] = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, w, i16, ""), et, "");
+		r[2 * p + 1] = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, i32op(c, LLVMLShr, w, 16), i16, ""), et, "");
+	}
 }
 
 /*
@@ -393,11 +396,8 @@ void cg_mma_local_load(Cg *c, ValId v, int32_t off, LLVMValueRef dyn)
 		load_a(c, &o);
 	else
 		load_b(c, &o);
-	LLVMTypeRef et = cg_elem_type(c, vtype(c->f, v).elem);
-	LLVMValueRef *r = cg_new_regs(c, v);
-	for (uint32_t p = 0; p < (1u << o.l->nreg) / 2; p++)
-		unpack_word(c, o.words[p], et, r + 2 * p);
 	c->words[v] = o.words;
+	cg_unpack_words(c, v);
 }
 
 /*
