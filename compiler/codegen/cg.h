@@ -89,11 +89,12 @@ uint32_t cg_thread_bits(const Layout *l);  /* the flat-index bits lane and warp 
  * A thread's elements under a map from flat index to bytes that is linear
  * over GF(2) (a multiply by a power of two, the shared-memory swizzles):
  * f(ti ^ k) = f(ti) ^ f(k), ti the thread index, k a register's part.
- * cg_lin builds f(ti) once, in the entry block, and finds the bits f of a
- * thread index can set; cg_lin_at gives f(ti) XOR f(k)'s part in those
- * bits, and in *add the rest of f(k), disjoint from it: a constant to add
- * last, which ptxas folds into the access ([reg+imm]).  f(k) is the
- * builder's constant folding of f on a constant.
+ * cg_lin builds f(ti) once per op, at the op (LLVM's CSE merges it with a
+ * dominating copy, such as a pipeline prologue's), and finds the bits f of a
+ * thread index can set; cg_lin_at gives f(ti) XOR f(k)'s part in those bits,
+ * and in *add the rest of f(k), disjoint from it: a constant to add last,
+ * which ptxas folds into the access ([reg+imm]).  f(k) is the builder's
+ * constant folding of f on a constant.
  */
 typedef LLVMValueRef (*CgLinFn)(Cg *c, LLVMValueRef flat, int a0, int a1);
 typedef struct CgLin {
