@@ -401,6 +401,24 @@ static void free_results(void **r, int n)
 		free(r[i]);
 }
 
+/*
+ * A case with one output: run it on the GPU (and in the interpreter when
+ * small), check buffer `res` (host copy `got`, n elements of type t)
+ * against want and against the interpreter's result, report, free.
+ */
+static void check_output(Case *c, const Launch *l, bool small, int res, const char *what, const void *got,
+                         Dtype t, const double *want, size_t n, double rtol, double atol)
+{
+	void *ir[16];
+	if (run_both(c, l, small, ir)) {
+		compare(c, what, got, t, want, n, rtol, atol);
+		if (ir[res])
+			agree(c, what, got, ir[res], t, n, rtol, atol);
+	}
+	finish(c, ir[res] != NULL && gpu);
+	free_results(ir, l->nbufs);
+}
+
 static void start(Case *c, const char *fmt, ...) PRINTF(2, 3);
 static void start(Case *c, const char *fmt, ...)
 {
@@ -440,15 +458,8 @@ static void case_vector_add(int n)
 	Launch l = {.file = "vector_add.tile", .kernel = "vector_add", .defs = {{"BLOCK", 1024}},
 	            .ndefs = 1, .grid = (unsigned)((n + 1023) / 1024),
 	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(n)}, .nargs = 4, .bufs = bufs, .nbufs = 3};
-	void *ir[16];
 	bool small = n <= (1 << 16);
-	if (run_both(&c, &l, small, ir)) {
-		compare(&c, "out", out, F32, want, (size_t)n, 0, 1e-30);
-		if (ir[2])
-			agree(&c, "out", out, ir[2], F32, (size_t)n, 0, 1e-30);
-	}
-	finish(&c, ir[2] != NULL && gpu);
-	free_results(ir, 3);
+	check_output(&c, &l, small, 2, "out", out, F32, want, (size_t)n, 0, 1e-30);
 	free(x), free(y), free(out), free(want);
 }
 
@@ -700,14 +711,7 @@ static void case_matmul_s(const char *kernel, int M, int N, int K, bool bt, int 
 		l.nargs = 14;
 		l.nbufs = 4;
 	}
-	void *ir[16];
-	if (run_both(&c, &l, true, ir)) {
-		compare(&c, "c", cm, F16, want, (size_t)M * N, F16_RTOL, F16_ATOL);
-		if (ir[0])
-			agree(&c, "c", cm, ir[0], F16, (size_t)M * N, F16_RTOL, F16_ATOL);
-	}
-	finish(&c, ir[0] != NULL && gpu);
-	free_results(ir, linear ? 4 : 3);
+	check_output(&c, &l, true, 0, "c", cm, F16, want, (size_t)M * N, F16_RTOL, F16_ATOL);
 	free(a), free(b), free(cm), free(want), free(bias);
 }
 
@@ -738,14 +742,7 @@ static void case_matmul_nt(int M, int N, int K, int bm, int bn, int bk, int warp
 	            .ndefs = 3, .num_warps = warps, .num_stages = stages, .grid = (unsigned)((M + bm - 1) / bm),
 	            .grid_y = (unsigned)((N + bn - 1) / bn),
 	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(M), AI32(N), AI32(K)}, .nargs = 6, .bufs = bufs, .nbufs = 3};
-	void *ir[16];
-	if (run_both(&c, &l, true, ir)) {
-		compare(&c, "c", cm, F16, want, (size_t)M * N, F16_RTOL, F16_ATOL);
-		if (ir[0])
-			agree(&c, "c", cm, ir[0], F16, (size_t)M * N, F16_RTOL, F16_ATOL);
-	}
-	finish(&c, ir[0] != NULL && gpu);
-	free_results(ir, 3);
+	check_output(&c, &l, true, 0, "c", cm, F16, want, (size_t)M * N, F16_RTOL, F16_ATOL);
 	free(a), free(w), free(cm), free(want);
 }
 
@@ -786,14 +783,7 @@ static void case_attention(int bh, int n, int D, int bm, int bn, int warps)
 	            .ndefs = 3, .num_warps = warps, .grid = (unsigned)((n + bm - 1) / bm), .grid_y = (unsigned)bh,
 	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), AI32(n), AF32(scale), AI32(n * D), AI32(D)},
 	            .nargs = 8, .bufs = bufs, .nbufs = 4};
-	void *ir[16];
-	if (run_both(&c, &l, len <= 100000, ir)) {
-		compare(&c, "o", o, F16, want, len, F16_RTOL, F16_ATOL);
-		if (ir[0])
-			agree(&c, "o", o, ir[0], F16, len, F16_RTOL, F16_ATOL);
-	}
-	finish(&c, ir[0] != NULL && gpu);
-	free_results(ir, 4);
+	check_output(&c, &l, len <= 100000, 0, "o", o, F16, want, len, F16_RTOL, F16_ATOL);
 	free(q), free(k), free(v), free(o), free(want), free(s);
 }
 
@@ -822,14 +812,7 @@ static void case_batched_matmul(int Z, int M, int N, int K)
 	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(M), AI32(N), AI32(K), AI32(M * K), AI32(K), AI32(1),
 	                     AI32(K * N), AI32(N), AI32(1), AI32(M * N), AI32(N), AI32(1)},
 	            .nargs = 15, .bufs = bufs, .nbufs = 3};
-	void *ir[16];
-	if (run_both(&c, &l, true, ir)) {
-		compare(&c, "c", cm, F16, want, nc, F16_RTOL, F16_ATOL);
-		if (ir[0])
-			agree(&c, "c", cm, ir[0], F16, nc, F16_RTOL, F16_ATOL);
-	}
-	finish(&c, ir[0] != NULL && gpu);
-	free_results(ir, 3);
+	check_output(&c, &l, true, 0, "c", cm, F16, want, nc, F16_RTOL, F16_ATOL);
 	free(a), free(b), free(cm), free(want);
 }
 
@@ -856,17 +839,10 @@ static void case_matmul_f32(int M, int N, int K, int tf32)
 	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(M), AI32(N), AI32(K), AI32(K), AI32(1), AI32(N), AI32(1),
 	                     AI32(N), AI32(1)},
 	            .nargs = 12, .bufs = bufs, .nbufs = 3};
-	void *ir[16];
 	/* TF32 rounds each operand to 10 mantissa bits: for K = 64 products of [-1, 1] values the
 	 * error reaches 2.6e-3 absolute (2.7e-4 of the norm), so entries near 0 need an atol */
 	double rtol = tf32 ? 1e-3 : F32_RTOL, atol = tf32 ? 1e-2 : rtol * 0.1;
-	if (run_both(&c, &l, true, ir)) {
-		compare(&c, "c", cm, F32, want, nc, rtol, atol);
-		if (ir[0])
-			agree(&c, "c", cm, ir[0], F32, nc, rtol, atol);
-	}
-	finish(&c, ir[0] != NULL && gpu);
-	free_results(ir, 3);
+	check_output(&c, &l, true, 0, "c", cm, F32, want, nc, rtol, atol);
 	free(a), free(b), free(cm), free(want);
 }
 
