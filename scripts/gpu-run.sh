@@ -10,7 +10,8 @@
 #              for sm_90 (ldmatrix + mma.sync everywhere; no 10^8 cases)
 #   sanitizer  compute-sanitizer memcheck over gpu_test --no-large --no-interp
 #              (gpu_test has no --quick; those two flags drop the 10^8 cases
-#              and the CPU interpreter, which memcheck does not need)
+#              and the CPU interpreter, which memcheck does not need), then
+#              racecheck over the kernels with shared-memory reductions
 #   ptxas      bundle/tilec --emit=ptx for each example kernel, ptxas -v on it:
 #              registers, stack frame, spills per kernel
 #   bench      python3 bench/bench.py (tilec vs Triton vs torch/cuBLAS, matmul
@@ -136,15 +137,26 @@ echo "GPU: $gpu" > "$OUT/gpu_test.log"
 
 step gpu_test 130 bash -c '"$0" --examples dsl_examples && echo "=== again for sm_90" &&
 	"$0" --examples dsl_examples --arch sm_90 --no-large --no-interp' "$BUNDLE/gpu_test"
-step sanitizer 170 "$SANITIZER" --tool memcheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
-	--examples dsl_examples
+# memcheck over every case; racecheck (shared-memory hazards: the barriers
+# codegen leaves out where accesses touch other bytes) over the kernels with
+# reductions and layout conversions through shared memory
+sanitize() {
+	"$SANITIZER" --tool memcheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
+		--examples dsl_examples || return
+	echo "=== racecheck"
+	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
+		--examples dsl_examples --only softmax,softmax_backward,layernorm,mean,attention,matmul_f32
+}
+export -f sanitize
+export SANITIZER
+step sanitizer 200 bash -c sanitize
 export -f ptxas_all
 step ptxas 40 bash -c ptxas_all
 step bench 330 python3 bench/bench.py
 
 summary+=("GPU: $gpu")
 summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tail -1)")
-summary+=("sanitizer: $(grep -E 'ERROR SUMMARY|passed, [0-9]+ failed' "$OUT/sanitizer.log" | tr '\n' ' ')")
+summary+=("sanitizer: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed, [0-9]+ failed' "$OUT/sanitizer.log" | tr '\n' ' ')")
 echo
 echo "================ summary ($SECONDS s) ================"
 printf '%s\n' "${summary[@]}"

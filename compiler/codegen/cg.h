@@ -45,6 +45,23 @@ typedef enum NvName {
 extern const char *const nv_names[NV_COUNT];
 
 #define CG_MAX_TI 32
+#define CG_MAX_SPANS 8
+
+/*
+ * Shared memory this thread's program has accessed since the last bar.sync
+ * on the path being emitted (cg_smem_access): byte spans, and whether one
+ * was a write.  all: some access is not tracked (a dot's operands, the
+ * cp.async ring, a loop around accesses), so everything conflicts.
+ */
+typedef struct CgSpan {
+	int32_t lo, hi;
+	bool write;
+} CgSpan;
+typedef struct CgSpans {
+	CgSpan s[CG_MAX_SPANS];
+	int n;
+	bool all;
+} CgSpans;
 
 typedef struct Cg {
 	Func *f;
@@ -68,6 +85,7 @@ typedef struct Cg {
 	                          word p holds registers 2p, 2p+1 */
 	LLVMValueRef smem;     /* the extern shared array, or NULL */
 	bool wgmma;            /* some ring is RING_WGMMA: waits fence the async proxy */
+	CgSpans since_bar;     /* shared memory touched since the last barrier */
 	LLVMDIBuilderRef dib;  /* NULL without line info */
 	LLVMMetadataRef scope;
 	LLVMTypeRef i1, i8, i16, i32, i64, f32;
@@ -123,6 +141,13 @@ LLVMValueRef cg_nv(Cg *c, NvName id, LLVMTypeRef ret, LLVMValueRef *args, int n)
 LLVMValueRef cg_asm(Cg *c, const char *text, const char *cons, LLVMTypeRef ret,
                     LLVMValueRef *args, int n, bool side_effect);
 void cg_barrier(Cg *c);
+/*
+ * Before this thread reads (or writes) bytes [off, off + size) of shared
+ * memory that other threads wrote (or may have touched) since the last
+ * barrier: a bar.sync where an access since then may conflict, none where
+ * all were to other bytes or only reads.  Then the access is recorded.
+ */
+void cg_smem_access(Cg *c, int32_t off, int32_t size, bool write);
 LLVMValueRef cg_smem_ptr(Cg *c, int32_t offset, LLVMValueRef byte_index); /* ptr addrspace(3) */
 LLVMValueRef cg_to_mem(Cg *c, LLVMValueRef v, ElemKind e);   /* i1 -> i8 */
 LLVMValueRef cg_from_mem(Cg *c, LLVMValueRef v, ElemKind e); /* i8 -> i1 */

@@ -156,8 +156,8 @@ void cg_convert_layout(Cg *c, Op *op)
 		c->pending[res] = op;
 		return;
 	}
-	cg_barrier(c);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
 	write_tile(c, op->smem_offset, src, e);
-	cg_barrier(c);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
 	read_tile(c, op->smem_offset, res);
 }

@@ -408,6 +408,60 @@ LLVMValueRef cg_asm(Cg *c, const char *text, const char *cons, LLVMTypeRef ret,
 void cg_barrier(Cg *c)
 {
 	cg_nv(c, NV_BARRIER0, LLVMVoidTypeInContext(c->ctx), NULL, 0);
+	c->since_bar = (CgSpans){0};
+}
+
+void cg_smem_access(Cg *c, int32_t off, int32_t size, bool write)
+{
+	CgSpans *s = &c->since_bar;
+	bool conflict = s->all;
+	for (int i = 0; i < s->n && !conflict; i++)
+		conflict = (write || s->s[i].write) && s->s[i].lo < off + size && off < s->s[i].hi;
+	if (conflict)
+		cg_barrier(c);
+	if (s->n == CG_MAX_SPANS)
+		s->all = true;
+	else
+		s->s[s->n++] = (CgSpan){off, off + size, write};
+}
+
+/* Ops whose shared-memory accesses cg_smem_access does not see: they place their own barriers. */
+static bool untracked_smem(Opcode code)
+{
+	switch (code) {
+	case OP_DOT:
+	case OP_ASYNC_RING:
+	case OP_ASYNC_COPY:
+	case OP_ASYNC_COMMIT:
+	case OP_ASYNC_WAIT:
+	case OP_LOCAL_LOAD:
+	case OP_DOT_WAIT: return true;
+	default: return false;
+	}
+}
+
+static bool block_uses_smem(Block *bl)
+{
+	for (Op *op = bl ? bl->first : NULL; op; op = op->next) {
+		if (op->smem_bytes > 0 || untracked_smem(op->code))
+			return true;
+		for (int i = 0; i < op->nblocks; i++)
+			if (block_uses_smem(op->blocks[i]))
+				return true;
+	}
+	return false;
+}
+
+/* Where two paths meet: what either touched since its last barrier. */
+static void join_spans(CgSpans *a, const CgSpans *b)
+{
+	a->all |= b->all;
+	for (int i = 0; i < b->n && !a->all; i++) {
+		if (a->n == CG_MAX_SPANS)
+			a->all = true;
+		else
+			a->s[a->n++] = b->s[i];
+	}
 }
 
 LLVMValueRef cg_smem_ptr(Cg *c, int32_t offset, LLVMValueRef byte_index)
@@ -519,6 +573,15 @@ static void emit_for(Cg *c, Op *op)
 			cg_unpack_words(c, body->args[i]);
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, iv[0], hi, ""), bbody, exit);
 
+	/*
+	 * The header is reached from the body's end too: in the body, anything
+	 * may conflict; the exit sees what the loop's entry or the body's end
+	 * had touched since their last barriers.
+	 */
+	bool smem = block_uses_smem(body);
+	CgSpans entry = c->since_bar;
+	if (smem)
+		c->since_bar.all = true;
 	LLVMPositionBuilderAtEnd(c->b, bbody);
 	emit_block(c, body);
 	Op *y = yield_of(body);
@@ -530,6 +593,11 @@ static void emit_for(Cg *c, Op *op)
 	LLVMBuildBr(c->b, header);
 
 	LLVMPositionBuilderAtEnd(c->b, exit);
+	if (smem) {
+		CgSpans end = c->since_bar;
+		c->since_bar = entry;
+		join_spans(&c->since_bar, &end);
+	}
 	for (int i = 0; i < op->nres; i++) {
 		if (!same_layout(c, op->res[i], body->args[i + 1]))
 			die("codegen: for result %%%d changes layout", op->res[i]);
@@ -549,7 +617,9 @@ static void emit_if(Cg *c, Op *op)
 	LLVMBasicBlockRef ends[2];
 	Op *ys[2] = {NULL, NULL};
 	LLVMBasicBlockRef starts[2] = {bthen, belse};
+	CgSpans before = c->since_bar, after[2];
 	for (int k = 0; k < 2; k++) {
+		c->since_bar = before;
 		LLVMPositionBuilderAtEnd(c->b, starts[k]);
 		if (k < op->nblocks && op->blocks[k]) {
 			emit_block(c, op->blocks[k]);
@@ -558,7 +628,10 @@ static void emit_if(Cg *c, Op *op)
 		}
 		ends[k] = LLVMGetInsertBlock(c->b);
 		LLVMBuildBr(c->b, merge);
+		after[k] = c->since_bar;
 	}
+	c->since_bar = after[0];
+	join_spans(&c->since_bar, &after[1]);
 	LLVMPositionBuilderAtEnd(c->b, merge);
 	for (int i = 0; i < op->nres; i++) {
 		if (!ys[0] || !ys[1])
@@ -614,6 +687,8 @@ static void emit_op(Cg *c, Op *op)
 	case OP_DOT_WAIT: cg_wgmma_wait(c, op); break;
 	default: die("codegen: no lowering for op '%s'", op_info[op->code].text);
 	}
+	if (untracked_smem(op->code))
+		c->since_bar.all = true;
 }
 
 static void emit_block(Cg *c, Block *bl)

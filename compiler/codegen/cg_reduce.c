@@ -226,7 +226,7 @@ static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Pair *a
 		widx = LLVMBuildOr(c->b, widx, LLVMBuildShl(c->b, bit, cg_i32c(c, j++), ""), "");
 	}
 	LLVMTypeRef mt = cg_mem_type(c, rd->e);
-	cg_barrier(c);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
 	for (int r = 0; r < n; r++) {
 		if (r & ~keymask)
 			continue;
@@ -236,7 +236,7 @@ static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Pair *a
 		if (rd->arg)
 			LLVMBuildStore(c->b, acc[r].i, slot_ptr(c, op, rd, slot, true, nout * k));
 	}
-	cg_barrier(c);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
 	Pair *xs = NEWN(c->f->arena, Pair, k);
 	for (int r = 0; r < n; r++) {
 		if (r & ~keymask)

@@ -5,25 +5,28 @@
  * give each a live interval, sort, place; then stamp op->smem_offset /
  * op->smem_bytes and f->smem_total (the launch's dynamic shared memory).
  *
- * Scratch is live only while its op runs: codegen puts bar.sync before and
- * after each op's shared-memory write, so ops never share data through it.
- * An op's interval is [i, i+1) for its index i in program order, so no two
- * intervals intersect and every buffer lands at offset 0; the placement is
- * still the general one (first fit, largest buffer first, against the
- * placed buffers whose intervals intersect: the greedy Triton uses, after
- * Gergov, "Algorithms for compile-time memory optimization", SODA 1999), so
- * a buffer given a longer lifetime is placed correctly.
+ * Scratch is live only while its op runs: ops never share data through it.
+ * An op's interval is [i, i+1) for its index i in program order; the
+ * placement is the general one (first fit, largest buffer first, against
+ * the placed buffers whose intervals intersect: the greedy Triton uses,
+ * after Gergov, "Algorithms for compile-time memory optimization", SODA
+ * 1999), so a buffer given a longer lifetime is placed correctly.
  *
- * The one such buffer: an async_ring (passes/pipeline.c), its slots
- * written by cp.async and read across a whole loop, is live from its op to
- * the end of the last op of its block that uses it (a loop, with all the
- * ops nested in it).
+ * Two buffers live longer:
+ * - an async_ring (passes/pipeline.c), its slots written by cp.async and
+ *   read across a whole loop, is live from its op to the end of the last op
+ *   of its block that uses it (a loop, with all the ops nested in it);
+ * - a small buffer (a reduction's slots, at most SMALL bytes) stays live
+ *   until the next buffer's op has run, so the two lie apart.  Codegen puts
+ *   a bar.sync before an op's write only where this thread's accesses since
+ *   the last one may touch the same bytes (cg_smem_access): the second of
+ *   two reductions in a row (softmax's max and sum) then needs none.
  */
 #include "compile.h"
 
 #include <stdlib.h>
 
-enum { ALIGN = 16, WGMMA_ALIGN = 1024 };
+enum { ALIGN = 16, WGMMA_ALIGN = 1024, SMALL = 1024 };
 
 typedef struct Buffer {
 	Op *op;
@@ -215,6 +218,9 @@ void pass_smem(Func *f, int limit_bytes)
 {
 	Plan p = {.arena = f->arena};
 	ir_walk(f, collect_buffer, &p);
+	for (int i = 0; i + 1 < p.n; i++)
+		if (p.bufs[i].size <= SMALL && p.bufs[i].end <= p.bufs[i + 1].start)
+			p.bufs[i].end = p.bufs[i + 1].start + 1;
 	if (p.n > 1)
 		qsort(p.bufs, (size_t)p.n, sizeof(Buffer), by_size);
 	place_buffers(&p);

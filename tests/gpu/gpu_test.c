@@ -3,7 +3,7 @@
  * against a plain C reference in double and, on the small shapes, against
  * the CPU interpreter running the same kernel.
  *
- *     gpu_test [--no-large] [--no-interp] [--seed N] [--examples DIR]
+ *     gpu_test [--no-large] [--no-interp] [--seed N] [--examples DIR] [--only K1,K2]
  *
  * Each case draws fresh random inputs (from --seed, printed), fills every
  * output with 0xFF bytes (NaN for floats) before each run, so a lane that
@@ -14,7 +14,8 @@
  * "N passed, N failed"; the exit status is 1 after any failure.
  * --no-large drops the 2^20+3 and 10^8 element cases (for compute-sanitizer,
  * which is slow); --interp-only runs the interpreter against the reference
- * without a GPU.  It also prints the C launch overhead (a line
+ * without a GPU; --only runs the cases of the named kernels (softmax,
+ * layernorm, matmul, ...; api for the JIT API's cases).  It also prints the C launch overhead (a line
  * "launch overhead: ... us per launch ...", read by bench/bench.py).
  *
  * On the GPU machine, from the root of the tree (examples are found in
@@ -1071,30 +1072,48 @@ static const char *find_examples(const char *argv0)
 	return NULL;
 }
 
+static const char *only; /* --only: comma-separated kernel names, or NULL for all */
+
+static bool want(const char *kernel)
+{
+	if (!only)
+		return true;
+	size_t n = strlen(kernel);
+	for (const char *p = only; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && strncmp(p, kernel, n) == 0)
+			return true;
+		p += len + (end != NULL);
+	}
+	return false;
+}
+
 static void run_all(void)
 {
-	if (gpu) {
+	if (gpu && want("api")) {
 		case_api();
 		case_launch_overhead();
 	}
 	int va[] = {1, 1000, 4096, 1 << 20, (1 << 20) + 3};
-	for (size_t i = 0; i < sizeof va / sizeof va[0]; i++)
+	for (size_t i = 0; i < sizeof va / sizeof va[0] && want("vector_add"); i++)
 		if (large || va[i] < (1 << 20))
 			case_vector_add(va[i]);
 
 	int sn[] = {1, 100, 781, 1024, 4000};
-	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
-		case_softmax(37, sn[i], sn[i]);
-	case_softmax(5, 781, 800);   /* padded rows: stride is a multiple of 16, n is not */
-	case_softmax(1, 4096, 4096);
-
-	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
+	if (want("softmax")) {
+		for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
+			case_softmax(37, sn[i], sn[i]);
+		case_softmax(5, 781, 800);   /* padded rows: stride is a multiple of 16, n is not */
+		case_softmax(1, 4096, 4096);
+	}
+	for (size_t i = 0; i < sizeof sn / sizeof sn[0] && want("softmax_backward"); i++)
 		case_softmax_backward(13, sn[i]);
-	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
+	for (size_t i = 0; i < sizeof sn / sizeof sn[0] && want("layernorm"); i++)
 		case_layernorm(7, sn[i]);
 
 	long long mn[] = {1, 1000, 1000007, 100000000};
-	for (size_t i = 0; i < sizeof mn / sizeof mn[0]; i++)
+	for (size_t i = 0; i < sizeof mn / sizeof mn[0] && want("mean"); i++)
 		if (large || mn[i] < 10000000) {
 			case_mean(mn[i], true);
 			case_mean(mn[i], false);
@@ -1102,33 +1121,52 @@ static void run_all(void)
 
 	const char *mk[] = {"matmul", "matmul_relu"};
 	for (int r = 0; r < 2; r++) {
+		if (!want(mk[r]))
+			continue;
 		case_matmul(mk[r], 64, 64, 64, false, 128, 128, 32, 0);
 		case_matmul(mk[r], 100, 70, 50, false, 128, 128, 32, 0);
 		case_matmul(mk[r], 256, 192, 96, true, 128, 128, 32, 0);
 		case_matmul(mk[r], 70, 50, 40, false, 32, 32, 16, 4);
 	}
-	case_matmul("matmul", 33, 17, 5, true, 64, 64, 32, 4);
-	case_matmul("matmul", 128, 256, 64, false, 64, 128, 32, 4);
-	case_matmul("linear", 100, 70, 50, false, 128, 128, 32, 0);
-	case_matmul("linear", 256, 192, 96, true, 128, 256, 32, 8);
-	case_batched_matmul(3, 100, 70, 50);
-	/* W read transposed through the ring: x4 and (BN 16 on 8 warps: one n-tile per warp) x2 ldmatrix */
-	case_matmul_nt(256, 192, 96, 128, 64, 32, 8, 0);
-	case_matmul_nt(100, 70, 50, 64, 16, 32, 8, 0);
-	case_matmul_nt(64, 48, 64, 32, 32, 16, 4, 0);
+	if (want("matmul")) {
+		case_matmul("matmul", 33, 17, 5, true, 64, 64, 32, 4);
+		case_matmul("matmul", 128, 256, 64, false, 64, 128, 32, 4);
+	}
+	if (want("linear")) {
+		case_matmul("linear", 100, 70, 50, false, 128, 128, 32, 0);
+		case_matmul("linear", 256, 192, 96, true, 128, 256, 32, 8);
+	}
+	if (want("batched_matmul"))
+		case_batched_matmul(3, 100, 70, 50);
+	if (want("matmul_nt")) {
+		/* W read transposed through the ring: x4 and (BN 16 on 8 warps: one n-tile per warp) x2 ldmatrix */
+		case_matmul_nt(256, 192, 96, 128, 64, 32, 8, 0);
+		case_matmul_nt(100, 70, 50, 64, 16, 32, 8, 0);
+		case_matmul_nt(64, 48, 64, 32, 32, 16, 4, 0);
+	}
 	/* shapes the JIT hints (multiples of 16), so that on sm_90a the dots run as
 	 * wgmma with their loads 2 and 4 iterations ahead; K tails of 16 and 48 */
-	case_matmul_s("matmul", 256, 512, 208, false, 128, 256, 64, 8, 4);
-	case_matmul_s("matmul_relu", 384, 256, 1040, false, 128, 256, 32, 8, 6);
-	case_matmul_s("linear", 256, 256, 176, false, 256, 128, 32, 8, 5);
-	case_matmul_s("matmul", 128, 128, 4096, false, 128, 128, 128, 4, 3);
-	case_matmul_nt(256, 256, 208, 128, 128, 64, 8, 4);
-	case_matmul_nt(128, 192, 96, 64, 64, 16, 4, 5);
-	case_attention(2, 100, 64, 64, 64, 4);
-	case_attention(3, 256, 64, 128, 64, 8);
-	case_attention(1, 77, 32, 64, 32, 4);
-	case_matmul_f32(100, 70, 50, 0);
-	case_matmul_f32(128, 64, 64, 1);
+	if (want("matmul"))
+		case_matmul_s("matmul", 256, 512, 208, false, 128, 256, 64, 8, 4);
+	if (want("matmul_relu"))
+		case_matmul_s("matmul_relu", 384, 256, 1040, false, 128, 256, 32, 8, 6);
+	if (want("linear"))
+		case_matmul_s("linear", 256, 256, 176, false, 256, 128, 32, 8, 5);
+	if (want("matmul"))
+		case_matmul_s("matmul", 128, 128, 4096, false, 128, 128, 128, 4, 3);
+	if (want("matmul_nt")) {
+		case_matmul_nt(256, 256, 208, 128, 128, 64, 8, 4);
+		case_matmul_nt(128, 192, 96, 64, 64, 16, 4, 5);
+	}
+	if (want("attention")) {
+		case_attention(2, 100, 64, 64, 64, 4);
+		case_attention(3, 256, 64, 128, 64, 8);
+		case_attention(1, 77, 32, 64, 32, 4);
+	}
+	if (want("matmul_f32")) {
+		case_matmul_f32(100, 70, 50, 0);
+		case_matmul_f32(128, 64, 64, 1);
+	}
 }
 
 int main(int argc, char **argv)
@@ -1147,8 +1185,11 @@ int main(int argc, char **argv)
 			seed = strtoull(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--examples") == 0 && i + 1 < argc)
 			dir = argv[++i];
+		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+			only = argv[++i];
 		else {
-			fprintf(stderr, "usage: gpu_test [--no-large] [--no-interp] [--interp-only] [--arch SM] [--seed N] [--examples DIR]\n");
+			fprintf(stderr, "usage: gpu_test [--no-large] [--no-interp] [--interp-only] [--arch SM] [--seed N] "
+			                "[--examples DIR] [--only K1,K2]\n");
 			return 2;
 		}
 	}
