@@ -107,10 +107,31 @@ static void init_llvm(void)
 	LLVMInitializeNVPTXAsmPrinter();
 	if (mtx_init(&tm_lock, mtx_plain) != thrd_success)
 		die("codegen: cannot create a mutex");
-	/* 32-bit shared (and const/local) pointers: the TargetMachine's data
-	 * layout then says p3:32:32, and every module takes that layout */
-	const char *argv[] = {"tilec", "-nvptx-short-ptr"};
-	LLVMParseCommandLineOptions(2, argv, NULL);
+	/*
+	 * -nvptx-short-ptr: 32-bit shared (and const/local) pointers; the
+	 * TargetMachine's data layout then says p3:32:32, and every module
+	 * takes that layout.  The backend's loop strength reduction narrows
+	 * its search above 20000 (LLVM's default 65535: the pipelined
+	 * matmul's loop lies between and took a third of LSR's time to find
+	 * the same solution), and machine LICM stays off; both leave the
+	 * machine code of every kernel scripts/llvm-passes.py compiles the
+	 * same or smaller, like the pass list above.  TILEC_LLVM_ARGS's own
+	 * value of an option wins.
+	 */
+	const char *tuned[] = {"-nvptx-short-ptr", "-lsr-complexity-limit=20000", "-disable-machine-licm"};
+	const char *argv[4] = {"tilec"};
+	int argc = 1;
+	for (int i = 0; i < (llvm_reference ? 1 : 3); i++) {
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(tuned[i], "="), tuned[i]);
+		size_t len = strlen(name);
+		bool given = false;
+		for (const char *a = args; a && (a = strstr(a, name)) && !given; a += len)
+			given = a[len] == '=' || a[len] == ' ' || a[len] == '\0';
+		if (!given)
+			argv[argc++] = tuned[i];
+	}
+	LLVMParseCommandLineOptions(argc, argv, NULL);
 	LLVMInstallFatalErrorHandler(on_fatal);
 }
 
