@@ -6,6 +6,7 @@
 # (default build-bundle/bundle/tilec, else build/tilec).  Any machine.
 # With TILEC_B=path/to/another/tilec the second column is that build's own
 # passes instead of default<O3>: two versions timed in the same run.
+# ONLY=REGEX times only the kernels whose name matches.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 TILEC=${TILEC:-$( [ -x build-bundle/bundle/tilec ] && echo build-bundle/bundle/tilec || echo build/tilec )}
@@ -25,7 +26,9 @@ one() {
 	TILEC_LLVM_REFERENCE=$ref $t "${@:2}" --time -o /dev/null 2>&1 |
 		sed -n "s/.*codegen \([0-9.]*\) ms.*/$1 \1/p"
 }
+ONLY=${ONLY:-}
 while read -r name file args; do
+	[[ -n "$ONLY" && ! "$name" =~ $ONLY ]] && continue
 	for i in $(seq "$REPS"); do
 		one 0 dsl_examples/$file $args
 		one 1 dsl_examples/$file $args
