@@ -96,17 +96,6 @@ static void init_llvm(void)
 	llvm_passes_env = getenv("TILEC_LLVM_PASSES");
 	if (llvm_passes_env && !*llvm_passes_env)
 		llvm_passes_env = NULL;
-	/* TILEC_LLVM_ARGS="-opt1 -opt2": LLVM's own options, for trying (at most 15, split at spaces) */
-	const char *args = getenv("TILEC_LLVM_ARGS");
-	if (args && *args) {
-		static char buf[1024];
-		const char *argv[16] = {"tilec"};
-		int argc = 1;
-		snprintf(buf, sizeof buf, "%s", args);
-		for (char *t = strtok(buf, " "); t && argc < 16; t = strtok(NULL, " "))
-			argv[argc++] = t;
-		LLVMParseCommandLineOptions(argc, argv, NULL);
-	}
 	LLVMInitializeNVPTXTargetInfo();
 	LLVMInitializeNVPTXTarget();
 	LLVMInitializeNVPTXTargetMC();
@@ -121,23 +110,22 @@ static void init_llvm(void)
 	 * matmul's loop lies between and took a third of LSR's time to find
 	 * the same solution), and machine LICM stays off; both leave the
 	 * machine code of every kernel scripts/llvm-passes.py compiles the
-	 * same or smaller, like the pass list above.  TILEC_LLVM_ARGS's own
-	 * value of an option wins.
+	 * same or smaller, like the pass list above.
 	 */
-	const char *tuned[] = {"-nvptx-short-ptr", "-lsr-complexity-limit=20000", "-disable-machine-licm"};
-	const char *argv[4] = {"tilec"};
-	int argc = 1;
-	for (int i = 0; i < (llvm_reference ? 1 : 3); i++) {
-		char name[64];
-		snprintf(name, sizeof name, "%.*s", (int)strcspn(tuned[i], "="), tuned[i]);
-		size_t len = strlen(name);
-		bool given = false;
-		for (const char *a = args; a && (a = strstr(a, name)) && !given; a += len)
-			given = a[len] == '=' || a[len] == ' ' || a[len] == '\0';
-		if (!given)
-			argv[argc++] = tuned[i];
+	const char *tuned[] = {"tilec", "-nvptx-short-ptr", "-lsr-complexity-limit=20000", "-disable-machine-licm"};
+	LLVMParseCommandLineOptions(llvm_reference ? 2 : 4, tuned, NULL);
+	/* TILEC_LLVM_ARGS="-opt1 -opt2": LLVM's own options, for trying (at most 15,
+	 * split at spaces); parsed last, so a value given there wins */
+	const char *args = getenv("TILEC_LLVM_ARGS");
+	if (args && *args) {
+		static char buf[1024];
+		const char *argv[16] = {"tilec"};
+		int argc = 1;
+		snprintf(buf, sizeof buf, "%s", args);
+		for (char *t = strtok(buf, " "); t && argc < 16; t = strtok(NULL, " "))
+			argv[argc++] = t;
+		LLVMParseCommandLineOptions(argc, argv, NULL);
 	}
-	LLVMParseCommandLineOptions(argc, argv, NULL);
 	LLVMInstallFatalErrorHandler(on_fatal);
 }
 

@@ -15,8 +15,9 @@
  * --no-large drops the 2^20+3 and 10^8 element cases (for compute-sanitizer,
  * which is slow); --interp-only runs the interpreter against the reference
  * without a GPU; --only runs the cases of the named kernels (softmax,
- * layernorm, matmul, ...; api for the JIT API's cases).  It also prints the C launch overhead (a line
- * "launch overhead: ... us per launch ...", read by bench/bench.py).
+ * layernorm, matmul, ...; api for the JIT API's cases).  It also prints the
+ * C launch overhead (a line "launch overhead: ... us per launch ...", read by
+ * bench/bench.py).
  *
  * On the GPU machine, from the root of the tree (examples are found in
  * dsl_examples/ there): build-bundle/bundle/gpu_test, and
@@ -443,10 +444,29 @@ static int next_pow2(int n)
 
 static const double F32_RTOL = 1e-5, F32_ATOL = 1e-6, F16_RTOL = 1e-2, F16_ATOL = 1e-2;
 
+static const char *only; /* --only: comma-separated kernel names, or NULL for all */
+
+static bool want(const char *kernel)
+{
+	if (!only)
+		return true;
+	size_t n = strlen(kernel);
+	for (const char *p = only; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && strncmp(p, kernel, n) == 0)
+			return true;
+		p += len + (end != NULL);
+	}
+	return false;
+}
+
 /* ---- the cases ---- */
 
 static void case_vector_add(int n)
 {
+	if (!want("vector_add"))
+		return;
 	Case c;
 	start(&c, "vector_add n=%d", n);
 	float *x = xmalloc(4 * (size_t)n), *y = xmalloc(4 * (size_t)n), *out = xmalloc(4 * (size_t)n);
@@ -495,6 +515,8 @@ static void agree_rows(Case *c, const char *what, const void *a, const void *b, 
 
 static void case_softmax(int rows, int n, int stride)
 {
+	if (!want("softmax"))
+		return;
 	Case c;
 	int block = next_pow2(n);
 	start(&c, "softmax rows=%d n=%d stride=%d BLOCK=%d", rows, n, stride, block);
@@ -520,6 +542,8 @@ static void case_softmax(int rows, int n, int stride)
 
 static void case_softmax_backward(int rows, int n)
 {
+	if (!want("softmax_backward"))
+		return;
 	Case c;
 	int block = next_pow2(n), stride = n;
 	start(&c, "softmax_backward rows=%d n=%d BLOCK=%d", rows, n, block);
@@ -558,6 +582,8 @@ static void case_softmax_backward(int rows, int n)
 
 static void case_layernorm(int rows, int n)
 {
+	if (!want("layernorm"))
+		return;
 	Case c;
 	int block = next_pow2(n), stride = n;
 	const float eps = 1e-5f;
@@ -615,6 +641,8 @@ static int mean_programs(long long n, int block)
 
 static void case_mean(long long n, bool atomic)
 {
+	if (!want("mean"))
+		return;
 	Case c;
 	start(&c, "mean_%s n=%lld", atomic ? "atomic" : "partial+final", n);
 	float *x = xmalloc(4 * (size_t)n), out = 0;
@@ -672,6 +700,8 @@ static void case_mean(long long n, bool atomic)
 static void case_matmul_s(const char *kernel, int M, int N, int K, bool bt, int bm, int bn, int bk, int warps,
                           int stages)
 {
+	if (!want(kernel))
+		return;
 	Case c;
 	bool linear = strcmp(kernel, "linear") == 0;
 	bool relu = linear || strcmp(kernel, "matmul_relu") == 0;
@@ -724,6 +754,8 @@ static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm
 /* matmul_nt.tile: C = A @ W^T with W stored [N, K]; grid (cdiv(M, BM), cdiv(N, BN)). */
 static void case_matmul_nt(int M, int N, int K, int bm, int bn, int bk, int warps, int stages)
 {
+	if (!want("matmul_nt"))
+		return;
 	Case c;
 	start(&c, "matmul_nt M=%d N=%d K=%d BM=%d BN=%d BK=%d warps=%d%s%.0d", M, N, K, bm, bn, bk, warps,
 	      stages ? " stages=" : "", stages);
@@ -750,6 +782,8 @@ static void case_matmul_nt(int M, int N, int K, int bm, int bn, int bk, int warp
 /* attention.tile: softmax(Q K^T / sqrt(D)) V per (batch * head), grid (cdiv(n, BM), bh). */
 static void case_attention(int bh, int n, int D, int bm, int bn, int warps)
 {
+	if (!want("attention"))
+		return;
 	Case c;
 	start(&c, "attention bh=%d n=%d D=%d BM=%d BN=%d warps=%d", bh, n, D, bm, bn, warps);
 	size_t len = (size_t)bh * n * D;
@@ -791,6 +825,8 @@ static void case_attention(int bh, int n, int D, int bm, int bn, int warps)
 /* batched_matmul.tile on a 3-D grid: Z products of f16 matrices. */
 static void case_batched_matmul(int Z, int M, int N, int K)
 {
+	if (!want("batched_matmul"))
+		return;
 	Case c;
 	start(&c, "batched_matmul Z=%d M=%d N=%d K=%d", Z, M, N, K);
 	size_t na = (size_t)Z * M * K, nb = (size_t)Z * K * N, nc = (size_t)Z * M * N;
@@ -820,6 +856,8 @@ static void case_batched_matmul(int Z, int M, int N, int K)
 /* matmul_f32.tile: IEEE f32 products (FMA), or TF32 allowed (looser tolerance). */
 static void case_matmul_f32(int M, int N, int K, int tf32)
 {
+	if (!want("matmul_f32"))
+		return;
 	Case c;
 	start(&c, "matmul_f32 M=%d N=%d K=%d tf32=%d", M, N, K, tf32);
 	size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
@@ -850,6 +888,8 @@ static void case_matmul_f32(int M, int N, int K, int tf32)
 /* The API around launches: signature, argument errors, compile errors, the cache. */
 static void case_api(void)
 {
+	if (!want("api"))
+		return;
 	Case c;
 	start(&c, "api: signature, bad arguments, compile errors, cache");
 	char *src = read_example("softmax.tile");
@@ -996,6 +1036,8 @@ static double host_launch_cost(tilec_kernel *k, const tilec_arg *small, Case *c,
  */
 static void case_launch_overhead(void)
 {
+	if (!want("api"))
+		return;
 	enum { LAUNCHES = 10000, N = 1024 };
 	Case c;
 	start(&c, "launch overhead");
@@ -1072,48 +1114,30 @@ static const char *find_examples(const char *argv0)
 	return NULL;
 }
 
-static const char *only; /* --only: comma-separated kernel names, or NULL for all */
-
-static bool want(const char *kernel)
-{
-	if (!only)
-		return true;
-	size_t n = strlen(kernel);
-	for (const char *p = only; *p;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (len == n && strncmp(p, kernel, n) == 0)
-			return true;
-		p += len + (end != NULL);
-	}
-	return false;
-}
-
 static void run_all(void)
 {
-	if (gpu && want("api")) {
+	if (gpu) {
 		case_api();
 		case_launch_overhead();
 	}
 	int va[] = {1, 1000, 4096, 1 << 20, (1 << 20) + 3};
-	for (size_t i = 0; i < sizeof va / sizeof va[0] && want("vector_add"); i++)
+	for (size_t i = 0; i < sizeof va / sizeof va[0]; i++)
 		if (large || va[i] < (1 << 20))
 			case_vector_add(va[i]);
 
 	int sn[] = {1, 100, 781, 1024, 4000};
-	if (want("softmax")) {
-		for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
-			case_softmax(37, sn[i], sn[i]);
-		case_softmax(5, 781, 800);   /* padded rows: stride is a multiple of 16, n is not */
-		case_softmax(1, 4096, 4096);
-	}
-	for (size_t i = 0; i < sizeof sn / sizeof sn[0] && want("softmax_backward"); i++)
+	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
+		case_softmax(37, sn[i], sn[i]);
+	case_softmax(5, 781, 800);   /* padded rows: stride is a multiple of 16, n is not */
+	case_softmax(1, 4096, 4096);
+
+	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
 		case_softmax_backward(13, sn[i]);
-	for (size_t i = 0; i < sizeof sn / sizeof sn[0] && want("layernorm"); i++)
+	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
 		case_layernorm(7, sn[i]);
 
 	long long mn[] = {1, 1000, 1000007, 100000000};
-	for (size_t i = 0; i < sizeof mn / sizeof mn[0] && want("mean"); i++)
+	for (size_t i = 0; i < sizeof mn / sizeof mn[0]; i++)
 		if (large || mn[i] < 10000000) {
 			case_mean(mn[i], true);
 			case_mean(mn[i], false);
@@ -1121,52 +1145,33 @@ static void run_all(void)
 
 	const char *mk[] = {"matmul", "matmul_relu"};
 	for (int r = 0; r < 2; r++) {
-		if (!want(mk[r]))
-			continue;
 		case_matmul(mk[r], 64, 64, 64, false, 128, 128, 32, 0);
 		case_matmul(mk[r], 100, 70, 50, false, 128, 128, 32, 0);
 		case_matmul(mk[r], 256, 192, 96, true, 128, 128, 32, 0);
 		case_matmul(mk[r], 70, 50, 40, false, 32, 32, 16, 4);
 	}
-	if (want("matmul")) {
-		case_matmul("matmul", 33, 17, 5, true, 64, 64, 32, 4);
-		case_matmul("matmul", 128, 256, 64, false, 64, 128, 32, 4);
-	}
-	if (want("linear")) {
-		case_matmul("linear", 100, 70, 50, false, 128, 128, 32, 0);
-		case_matmul("linear", 256, 192, 96, true, 128, 256, 32, 8);
-	}
-	if (want("batched_matmul"))
-		case_batched_matmul(3, 100, 70, 50);
-	if (want("matmul_nt")) {
-		/* W read transposed through the ring: x4 and (BN 16 on 8 warps: one n-tile per warp) x2 ldmatrix */
-		case_matmul_nt(256, 192, 96, 128, 64, 32, 8, 0);
-		case_matmul_nt(100, 70, 50, 64, 16, 32, 8, 0);
-		case_matmul_nt(64, 48, 64, 32, 32, 16, 4, 0);
-	}
+	case_matmul("matmul", 33, 17, 5, true, 64, 64, 32, 4);
+	case_matmul("matmul", 128, 256, 64, false, 64, 128, 32, 4);
+	case_matmul("linear", 100, 70, 50, false, 128, 128, 32, 0);
+	case_matmul("linear", 256, 192, 96, true, 128, 256, 32, 8);
+	case_batched_matmul(3, 100, 70, 50);
+	/* W read transposed through the ring: x4 and (BN 16 on 8 warps: one n-tile per warp) x2 ldmatrix */
+	case_matmul_nt(256, 192, 96, 128, 64, 32, 8, 0);
+	case_matmul_nt(100, 70, 50, 64, 16, 32, 8, 0);
+	case_matmul_nt(64, 48, 64, 32, 32, 16, 4, 0);
 	/* shapes the JIT hints (multiples of 16), so that on sm_90a the dots run as
 	 * wgmma with their loads 2 and 4 iterations ahead; K tails of 16 and 48 */
-	if (want("matmul"))
-		case_matmul_s("matmul", 256, 512, 208, false, 128, 256, 64, 8, 4);
-	if (want("matmul_relu"))
-		case_matmul_s("matmul_relu", 384, 256, 1040, false, 128, 256, 32, 8, 6);
-	if (want("linear"))
-		case_matmul_s("linear", 256, 256, 176, false, 256, 128, 32, 8, 5);
-	if (want("matmul"))
-		case_matmul_s("matmul", 128, 128, 4096, false, 128, 128, 128, 4, 3);
-	if (want("matmul_nt")) {
-		case_matmul_nt(256, 256, 208, 128, 128, 64, 8, 4);
-		case_matmul_nt(128, 192, 96, 64, 64, 16, 4, 5);
-	}
-	if (want("attention")) {
-		case_attention(2, 100, 64, 64, 64, 4);
-		case_attention(3, 256, 64, 128, 64, 8);
-		case_attention(1, 77, 32, 64, 32, 4);
-	}
-	if (want("matmul_f32")) {
-		case_matmul_f32(100, 70, 50, 0);
-		case_matmul_f32(128, 64, 64, 1);
-	}
+	case_matmul_s("matmul", 256, 512, 208, false, 128, 256, 64, 8, 4);
+	case_matmul_s("matmul_relu", 384, 256, 1040, false, 128, 256, 32, 8, 6);
+	case_matmul_s("linear", 256, 256, 176, false, 256, 128, 32, 8, 5);
+	case_matmul_s("matmul", 128, 128, 4096, false, 128, 128, 128, 4, 3);
+	case_matmul_nt(256, 256, 208, 128, 128, 64, 8, 4);
+	case_matmul_nt(128, 192, 96, 64, 64, 16, 4, 5);
+	case_attention(2, 100, 64, 64, 64, 4);
+	case_attention(3, 256, 64, 128, 64, 8);
+	case_attention(1, 77, 32, 64, 32, 4);
+	case_matmul_f32(100, 70, 50, 0);
+	case_matmul_f32(128, 64, 64, 1);
 }
 
 int main(int argc, char **argv)
