@@ -3,14 +3,14 @@
  * (as Triton's ReduceOpToLLVM):
  *
  *  1. in-thread: registers that differ only in bits whose column lies in the
- *     axis fold into one accumulator per remaining register key, pairwise
- *     (a tree of depth log n, not a chain of n - 1 dependent ops);
+ *     axis fold into one accumulator per remaining register key, left to
+ *     right (see chain), or pairwise in an MMA accumulator (see tree);
  *  2. in-warp: for each lane bit whose column lies in the axis, combine with
  *     shfl.sync.bfly over that bit; afterwards every lane has the result;
  *  3. across warps, if a warp column lies in the axis: after a barrier each
  *     warp writes its partials to scratch, slot (warp's axis bits, result
  *     element), and after a second barrier every thread reads the slots of
- *     its result elements and combines them pairwise in warp order.
+ *     its result elements and combines them in warp order.
  *
  * The result layout is the source's with the axis bits zeroed (contract),
  * so result register r is accumulator r & ~axis bits.  argmax/argmin carry
@@ -124,12 +124,31 @@ static Pair tree(Cg *c, const Red *rd, Pair *xs, int n)
 	return xs[0];
 }
 
+/*
+ * ((xs[0] combine xs[1]) combine xs[2]) ...: registers that come from
+ * memory, and partials read back from scratch, are folded in the order
+ * they arrive, as Triton does.  ptxas schedules a row's loads around that
+ * order; with balanced trees it issued softmax's first load (of 8 per
+ * thread) 27 instructions later, behind the masks and -inf fills
+ * (4096x16384: 0.4% of bandwidth).  Registers of an MMA accumulator all
+ * arrive at once, so there the tree's shorter dependence chain wins
+ * (attention: 1% slower with chains).
+ */
+static Pair chain(Cg *c, const Red *rd, const Pair *xs, int n)
+{
+	Pair a = xs[0];
+	for (int i = 1; i < n; i++)
+		a = combine(c, rd, a, xs[i]);
+	return a;
+}
+
 /* Step 1: acc[key] for every canonical key = r without axis register bits. */
 static void in_thread(Cg *c, const Red *rd, ValId src, Pair *acc)
 {
 	const Layout *l = cg_layout(c, src);
 	uint32_t n = (uint32_t)cg_nregs(c, src), zm = l ? cg_zeromask(l->reg, l->nreg) : 0, am = 0;
 	LLVMValueRef ti = l && rd->arg ? cg_thread_index(c, l) : NULL;
+	bool mma = l && layout_is_mma_acc(l, c->f->num_warps);
 	for (int i = 0; l && i < l->nreg; i++)
 		if (in_axis(rd, l->reg[i]))
 			am |= 1u << i;
@@ -141,7 +160,7 @@ static void in_thread(Cg *c, const Red *rd, ValId src, Pair *acc)
 		for (uint32_t r = key; r < n; r++)
 			if ((r & ~am) == key && !(r & zm))
 				xs[m++] = (Pair){c->regs[src][r], rd->arg ? axis_index(c, rd, l, ti, r) : NULL};
-		acc[key] = tree(c, rd, xs, m);
+		acc[key] = mma ? tree(c, rd, xs, m) : chain(c, rd, xs, m);
 	}
 }
 
@@ -247,7 +266,7 @@ static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Pair *a
 			xs[w].v = cg_from_mem(c, LLVMBuildLoad2(c->b, mt, slot_ptr(c, op, rd, slot, false, nout * k), ""), rd->e);
 			xs[w].i = rd->arg ? LLVMBuildLoad2(c->b, c->i32, slot_ptr(c, op, rd, slot, true, nout * k), "") : NULL;
 		}
-		acc[r] = tree(c, rd, xs, (int)k);
+		acc[r] = chain(c, rd, xs, (int)k);
 	}
 }
 

@@ -1,0 +1,149 @@
+"""ptx_ab.py: softmax PTX variants timed side by side, all launched the same way.
+
+    python3 bench/ptx_ab.py [ROWS N [ROUNDS]]        # default 4096 16384 5
+
+tilec's PTX comes from the CLI (bundle/tilec, --arch sm_90a, the JIT's
+divisibility hints); Triton's from its compiled kernel.  Every PTX text is
+loaded with cuModuleLoadData and launched with cuLaunchKernel on torch's
+current stream by this script, so the launch path is the same for all; the
+JIT (tilec) and Triton's own launcher run beside them as references.
+Variants are text edits of a PTX, each a question about the last percent:
+
+  tilec            tilec's PTX as it comes
+  tilec.st.cs      stores with the streaming hint (st.global.cs)
+  tilec.ld.na      loads that do not allocate in L1 (ld.global.L1::no_allocate)
+  tilec.ld.ef      loads with evict_first (ld.global.L1::evict_first)
+  tilec.max        max.f32 for max.NaN.f32 (Triton's max does not propagate NaN)
+  triton.ptx       Triton's PTX, through this script's launch
+  tilec.jit        tilec's JIT (tilec.Kernel.launch)
+  triton           Triton's launcher
+
+AB_PTX="name=file.ptx,..." adds PTX files built elsewhere (tilec's parameters);
+AB_ONLY=REGEX times only the variants it matches, and triton.
+Rounds interleave the variants (each round times each variant once: median of
+REPS event-timed calls, L2 flushed before each); printed: GB/s median over the
+rounds, min, max, and the ratio to `triton`.  Every variant's output is checked
+against torch.softmax first.
+"""
+import ctypes
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="ptx-ab-triton-"))
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+import tilec  # noqa: E402
+import triton_kernels as tk  # noqa: E402
+from probe import bench  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+EX = os.path.join(ROOT, "dsl_examples")
+CLI = os.environ.get("TILEC", os.path.join(ROOT, "build-bundle", "bundle", "tilec"))
+REPS = 50
+
+cu = ctypes.CDLL("libcuda.so.1")
+
+
+def check(r, what):
+    if r != 0:
+        name = ctypes.c_char_p()
+        cu.cuGetErrorName(r, ctypes.byref(name))
+        raise RuntimeError(f"{what}: {name.value.decode() if name.value else r}")
+
+
+class RawKernel:
+    """A PTX text loaded by hand; args matched to the .entry's params in order, missing ones 0."""
+
+    def __init__(self, ptx, smem, threads):
+        self.mod, self.fn = ctypes.c_void_p(), ctypes.c_void_p()
+        check(cu.cuModuleLoadData(ctypes.byref(self.mod), ctypes.c_char_p(ptx.encode())), "cuModuleLoadData")
+        entry = re.search(r"\.entry\s+(\w+)\s*\(([^)]*)\)", ptx)
+        check(cu.cuModuleGetFunction(ctypes.byref(self.fn), self.mod, entry.group(1).encode()), "cuModuleGetFunction")
+        self.types = re.findall(r"\.param\s+\.([usb]\d+)", entry.group(2))
+        self.smem, self.threads = smem, threads
+
+    def launch(self, grid, *args):
+        vals = []
+        for i, t in enumerate(self.types):
+            a = args[i] if i < len(args) else 0
+            a = a.data_ptr() if isinstance(a, torch.Tensor) else int(a)
+            vals.append(ctypes.c_uint64(a) if t.endswith("64") else ctypes.c_uint32(a))
+        params = (ctypes.c_void_p * len(vals))(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in vals])
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        check(cu.cuLaunchKernel(self.fn, grid, 1, 1, self.threads, 1, 1, self.smem, stream, params, None),
+              "cuLaunchKernel")
+
+
+def tilec_ptx(block, warps):
+    """tilec's PTX and dynamic shared bytes for softmax, as the JIT builds it on an H100."""
+    base = [CLI, os.path.join(EX, "softmax.tile"), "-D", f"BLOCK={block}", "--num-warps", str(warps),
+            "--arch", "sm_90a", "--hints", "n=16,stride=16", "-o", "-"]
+    ptx = subprocess.run(base, check=True, capture_output=True, text=True).stdout
+    ir = subprocess.run(base + ["--emit=gpu-ir"], check=True, capture_output=True, text=True).stdout
+    return ptx, int(re.search(r"smem_total=(\d+)", ir).group(1))
+
+
+def main():
+    rows, n = (int(v) for v in sys.argv[1:3]) if len(sys.argv) > 2 else (4096, 16384)
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    block, warps = tk.softmax_config(n)
+    torch.manual_seed(0)
+    x = torch.randn(rows, n, device="cuda")
+    ref = torch.softmax(x, 1)
+    out = torch.empty_like(x)
+    ptx, smem = tilec_ptx(block, warps)
+    tri = tk.softmax_kernel[(rows,)](out, x, x.stride(0), out.stride(0), n, num_warps=warps, BLOCK_SIZE=block)
+    edits = {
+        "tilec": lambda p: p,
+        "tilec.st.cs": lambda p: p.replace("st.global.v4", "st.global.cs.v4"),
+        "tilec.ld.na": lambda p: p.replace("ld.global.v4", "ld.global.L1::no_allocate.v4"),
+        "tilec.ld.ef": lambda p: p.replace("ld.global.v4", "ld.global.L1::evict_first.v4"),
+        "tilec.max": lambda p: p.replace("max.NaN.f32", "max.f32"),
+    }
+    runs = {}
+    for name, edit in edits.items():
+        k = RawKernel(edit(ptx), smem, 32 * warps)
+        runs[name] = lambda k=k: k.launch(rows, out, x, x.stride(0), n)
+    # AB_PTX="name=file.ptx,...": more PTX files (tilec's parameters and shared bytes)
+    for item in filter(None, os.environ.get("AB_PTX", "").split(",")):
+        name, path = item.split("=", 1)
+        k = RawKernel(open(path).read(), smem, 32 * warps)
+        runs[name] = lambda k=k: k.launch(rows, out, x, x.stride(0), n)
+    kt = RawKernel(tri.asm["ptx"], tri.metadata.shared, 32 * warps)
+    runs["triton.ptx"] = lambda: kt.launch(rows, out, x, x.stride(0), out.stride(0), n)
+    kj = tilec.Kernel.compile(os.path.join(EX, "softmax.tile"), "softmax", defines={"BLOCK": block},
+                              num_warps=warps)
+    runs["tilec.jit"] = lambda: kj.launch(rows, out, x, x.stride(0), n)
+    runs["triton"] = lambda: tk.softmax_kernel[(rows,)](out, x, x.stride(0), out.stride(0), n,
+                                                        num_warps=warps, BLOCK_SIZE=block)
+    only = os.environ.get("AB_ONLY")  # a regex: time only the variants it matches (and triton)
+    if only:
+        runs = {k: v for k, v in runs.items() if k == "triton" or re.search(only, k)}
+    print(f"softmax f32 {rows}x{n}: BLOCK {block}, {warps} warps, tilec smem {smem} B, "
+          f"Triton smem {tri.metadata.shared} B; {rounds} rounds x {REPS} reps")
+    for name, fn in runs.items():
+        out.fill_(float("nan"))
+        fn()
+        torch.cuda.synchronize()
+        err = ((out - ref).norm() / ref.norm()).item()
+        if not err < 1e-5:
+            sys.exit(f"{name}: rel err {err:.2e}")
+    nbytes = 2 * x.numel() * 4
+    gbs = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, fn in runs.items():
+            gbs[name].append(bench(fn, nbytes, REPS)[1])
+    t = statistics.median(gbs["triton"])
+    print(f"{'variant':<14} {'GB/s med':>9} {'min':>7} {'max':>7} {'/triton':>8}")
+    for name, v in gbs.items():
+        m = statistics.median(v)
+        print(f"{name:<14} {m:9.0f} {min(v):7.0f} {max(v):7.0f} {m / t:8.3f}")
+
+
+if __name__ == "__main__":
+    main()
