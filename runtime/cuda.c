@@ -51,6 +51,11 @@ static const Sym syms[] = {
 	{SLOT(MemFree), {"cuMemFree_v2", "cuMemFree"}},
 	{SLOT(MemcpyHtoD), {"cuMemcpyHtoD_v2", "cuMemcpyHtoD"}},
 	{SLOT(MemcpyDtoH), {"cuMemcpyDtoH_v2", "cuMemcpyDtoH"}},
+	{SLOT(EventCreate), {"cuEventCreate"}},
+	{SLOT(EventRecord), {"cuEventRecord"}},
+	{SLOT(EventSynchronize), {"cuEventSynchronize"}},
+	{SLOT(EventElapsedTime), {"cuEventElapsedTime_v2", "cuEventElapsedTime"}},
+	{SLOT(EventDestroy), {"cuEventDestroy_v2", "cuEventDestroy"}},
 	{SLOT(GetErrorName), {"cuGetErrorName"}},
 	{SLOT(GetErrorString), {"cuGetErrorString"}},
 };

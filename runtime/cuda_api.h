@@ -45,6 +45,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 typedef int CUjit_option;
 typedef int CUdevice_attribute;
 typedef int CUfunction_attribute;
@@ -80,6 +81,11 @@ typedef struct CudaApi {
 	CUresult (*MemFree)(CUdeviceptr p);
 	CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
 	CUresult (*MemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
+	CUresult (*EventCreate)(CUevent *ev, unsigned flags);
+	CUresult (*EventRecord)(CUevent ev, CUstream stream);
+	CUresult (*EventSynchronize)(CUevent ev);
+	CUresult (*EventElapsedTime)(float *ms, CUevent start, CUevent end);
+	CUresult (*EventDestroy)(CUevent ev);
 	CUresult (*GetErrorName)(CUresult r, const char **s);
 	CUresult (*GetErrorString)(CUresult r, const char **s);
 } CudaApi;
@@ -121,5 +127,29 @@ uint64_t rt_spec_key(const RtParam *params, int nparams, const tilec_arg *args,
                      char *hints, size_t hintslen);
 /* The codegen architecture for a compute capability ("sm_90"), or NULL before sm_80. */
 const char *rt_arch_for(int major, int minor);
+
+/*
+ * What tilec_autotune rejects before any work, as a message ("tuning: grid
+ * is NULL"); NULL if all is fine.  *which: the configuration at fault, or -1.
+ */
+const char *rt_bad_tuning(const tilec_options *opts, const tilec_tuning *t, int *which);
+
+/* ---- between jit.c and tune.c ---- */
+
+/* A usable context, or the status to return (its message already set). */
+tilec_status rt_ready(tilec_context *ctx, const char *fn);
+void rt_set_error(tilec_context *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+/* The context's CUDA context, made current. */
+CUresult rt_make_current(tilec_context *ctx);
+/* tune.c's cache of choices, which the context owns and frees with rt_tuned_free. */
+typedef struct RtTuned RtTuned;
+RtTuned **rt_tuned_list(tilec_context *ctx);
+void rt_tuned_free(RtTuned *t);
+/* Option values the API rejects, as a message; NULL if they are fine. */
+const char *rt_bad_options(const tilec_options *o);
 
 #endif

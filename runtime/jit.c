@@ -55,6 +55,7 @@ struct tilec_context {
 	char arch[16];
 	char *err;
 	Variant *cache;
+	RtTuned *tuned;     /* tune.c's choices */
 };
 
 struct tilec_kernel {
@@ -78,15 +79,13 @@ struct tilec_kernel {
 
 static _Thread_local char tls_err[1024];
 
-static void set_err(tilec_context *ctx, const char *fmt, ...) PRINTF(2, 3);
-static void set_err(tilec_context *ctx, const char *fmt, ...)
+static void vset_err(tilec_context *ctx, const char *fmt, va_list ap)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
 	char *s = (ctx && n >= 0) ? malloc((size_t)n + 1) : NULL;
-	va_start(ap, fmt);
 	if (s) {
 		vsnprintf(s, (size_t)n + 1, fmt, ap);
 		free(ctx->err);
@@ -94,6 +93,22 @@ static void set_err(tilec_context *ctx, const char *fmt, ...)
 	} else {
 		vsnprintf(tls_err, sizeof tls_err, fmt, ap);
 	}
+}
+
+static void set_err(tilec_context *ctx, const char *fmt, ...) PRINTF(2, 3);
+static void set_err(tilec_context *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vset_err(ctx, fmt, ap);
+	va_end(ap);
+}
+
+void rt_set_error(tilec_context *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vset_err(ctx, fmt, ap);
 	va_end(ap);
 }
 
@@ -520,6 +535,7 @@ void tilec_context_destroy(tilec_context *ctx)
 		ctx->cache = v->next;
 		variant_free(v);
 	}
+	rt_tuned_free(ctx->tuned);
 	if (ctx->retained)
 		rt_cu.DevicePrimaryCtxRelease(ctx->dev);
 	free(ctx->err);
@@ -527,7 +543,7 @@ void tilec_context_destroy(tilec_context *ctx)
 }
 
 /* A usable context, or the status to return (the error text is already set). */
-static tilec_status ready(tilec_context *ctx, const char *fn)
+tilec_status rt_ready(tilec_context *ctx, const char *fn)
 {
 	if (!ctx) {
 		set_err(NULL, "%s: context is NULL", fn);
@@ -536,6 +552,16 @@ static tilec_status ready(tilec_context *ctx, const char *fn)
 	if (ctx->fail != TILEC_OK)
 		return ctx->fail; /* the message from tilec_context_create stays */
 	return TILEC_OK;
+}
+
+CUresult rt_make_current(tilec_context *ctx)
+{
+	return rt_cu.CtxSetCurrent(ctx->cu);
+}
+
+RtTuned **rt_tuned_list(tilec_context *ctx)
+{
+	return &ctx->tuned;
 }
 
 /* ---- kernels ---- */
@@ -598,7 +624,7 @@ static tilec_kernel *kernel_new(tilec_context *ctx, const char *source, const ch
 }
 
 /* Option values the API rejects before compiling. */
-static const char *bad_options(const tilec_options *o)
+const char *rt_bad_options(const tilec_options *o)
 {
 	if (!o)
 		return NULL;
@@ -619,12 +645,12 @@ static const char *bad_options(const tilec_options *o)
 tilec_status tilec_compile(tilec_context *ctx, const char *source, const char *kernel_name,
                            const tilec_options *opts, tilec_kernel **out)
 {
-	tilec_status st = ready(ctx, "tilec_compile");
+	tilec_status st = rt_ready(ctx, "tilec_compile");
 	if (out)
 		*out = NULL;
 	if (st != TILEC_OK)
 		return st;
-	const char *bad = bad_options(opts);
+	const char *bad = rt_bad_options(opts);
 	if (!source || !out || bad) {
 		set_err(ctx, "tilec_compile: %s", bad ? bad : !source ? "source is NULL" : "out is NULL");
 		return TILEC_ERROR_INVALID;
@@ -797,7 +823,7 @@ tilec_status tilec_launch(tilec_kernel *k, unsigned gx, unsigned gy, unsigned gz
 
 static tilec_status mem_ready(tilec_context *ctx, const char *fn)
 {
-	tilec_status st = ready(ctx, fn);
+	tilec_status st = rt_ready(ctx, fn);
 	if (st != TILEC_OK)
 		return st;
 	CUresult r = rt_cu.CtxSetCurrent(ctx->cu);
@@ -878,7 +904,7 @@ tilec_status tilec_compile_ptx(const char *source, const char *kernel_name, cons
 		*ptx = NULL;
 	if (log)
 		*log = NULL;
-	const char *bad = bad_options(opts);
+	const char *bad = rt_bad_options(opts);
 	if (!source || bad) {
 		if (log)
 			*log = dupstr(bad ? bad : "tilec_compile_ptx: source is NULL");

@@ -103,6 +103,49 @@ void tilec_kernel_destroy(tilec_kernel *k);
 int tilec_kernel_num_params(const tilec_kernel *k);
 tilec_arg_kind tilec_kernel_param_kind(const tilec_kernel *k, int i);
 
+/* ---- autotuning ---- */
+/* One configuration to try: defines laid over the options' own (a name in
+ * both takes this value), and num_warps / num_stages (0: the options'). */
+typedef struct tilec_config {
+	const tilec_define *defines;
+	int ndefines;
+	int num_warps;
+	int num_stages;
+} tilec_config;
+
+/* The grid for one configuration: set grid[0..2] (each starts at 1). */
+typedef void (*tilec_grid_fn)(const tilec_config *config, void *user, unsigned grid[3]);
+
+typedef struct tilec_tuning {
+	const tilec_config *configs;
+	int nconfigs;           /* 1 to 256 */
+	tilec_grid_fn grid;
+	void *user;             /* handed to grid */
+	void *stream;           /* CUstream or NULL */
+	int warmup;             /* untimed launches per configuration; 0: 3 */
+	int reps;               /* timed launches per configuration, median kept; 0: 10 */
+} tilec_tuning;
+
+/*
+ * Launch every configuration on `args` and return the fastest as *out (a
+ * kernel like tilec_compile's, with that configuration's options).  Each
+ * configuration is compiled and launched once; one that fails to compile
+ * (say, over the shared-memory limit) or to launch is skipped.  The rest run
+ * `warmup` launches, then `reps` launches timed one by one with CUDA events.
+ * The choice is cached in the context by source, kernel, options,
+ * configurations and the values of every integer and float argument (not
+ * the pointers): a later call with the same ones compiles the winner (from
+ * the cache) and launches nothing.  Trial launches write the kernel's
+ * outputs, many times: a kernel that accumulates into memory needs its
+ * buffers reset afterwards.  best (may be NULL): the winner's index; ms (may
+ * be NULL, else nconfigs long): each configuration's median milliseconds,
+ * -1 where it was skipped.  If every configuration is skipped the call
+ * fails with each one's error in the message.
+ */
+tilec_status tilec_autotune(tilec_context *ctx, const char *source, const char *kernel_name,
+                            const tilec_options *opts, const tilec_tuning *tuning,
+                            const tilec_arg *args, int nargs, int *best, double *ms, tilec_kernel **out);
+
 /* ---- device memory, so simple programs need not include cuda.h ---- */
 tilec_status tilec_malloc(tilec_context *ctx, size_t bytes, unsigned long long *dptr);
 tilec_status tilec_free(tilec_context *ctx, unsigned long long dptr);

@@ -15,9 +15,9 @@
  * --no-large drops the 2^20+3 and 10^8 element cases (for compute-sanitizer,
  * which is slow); --interp-only runs the interpreter against the reference
  * without a GPU; --only runs the cases of the named kernels (softmax,
- * layernorm, matmul, ...; api for the JIT API's cases).  It also prints the
- * C launch overhead (a line "launch overhead: ... us per launch ...", read by
- * bench/bench.py).
+ * layernorm, matmul, ...; api for the JIT API's cases, autotune for
+ * tilec_autotune's).  It also prints the C launch overhead (a line "launch
+ * overhead: ... us per launch ...", read by bench/bench.py).
  *
  * On the GPU machine, from the root of the tree (examples are found in
  * dsl_examples/ there): build-bundle/bundle/gpu_test, and
@@ -948,6 +948,103 @@ out:
 	free(src);
 }
 
+/* tilec_autotune: grid for matmul.tile, programs = cdiv(M, BM) * cdiv(N, BN). */
+static void matmul_grid(const tilec_config *cfg, void *user, unsigned g[3])
+{
+	const int *mn = user;
+	long long bm = 0, bn = 0;
+	for (int i = 0; i < cfg->ndefines; i++) {
+		if (strcmp(cfg->defines[i].name, "BM") == 0)
+			bm = cfg->defines[i].value;
+		if (strcmp(cfg->defines[i].name, "BN") == 0)
+			bn = cfg->defines[i].value;
+	}
+	g[0] = (unsigned)(((mn[0] + bm - 1) / bm) * ((mn[1] + bn - 1) / bn));
+}
+
+/*
+ * tilec_autotune over three matmul configurations, one over the shared-memory
+ * limit (skipped): the winner computes the product; a second call comes from
+ * the context's cache (the same medians, no launches); with only the bad
+ * configuration the call fails and names it.
+ */
+static void case_autotune(void)
+{
+	if (!want("autotune"))
+		return;
+	enum { M = 512, N = 384, K = 256 };
+	Case c;
+	start(&c, "autotune: matmul M=%d N=%d K=%d, 3 configurations", M, N, K);
+	char *src = read_example("matmul.tile");
+	uint16_t *a = xmalloc(2 * (size_t)M * K), *b = xmalloc(2 * (size_t)K * N), *cm = xmalloc(2 * (size_t)M * N);
+	double *want = xmalloc(8 * (size_t)M * N);
+	fill_f16(a, (size_t)M * K, -1, 1);
+	fill_f16(b, (size_t)K * N, -1, 1);
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double s = 0;
+			for (int k = 0; k < K; k++)
+				s += (double)half_to_f32(a[(size_t)i * K + k]) * half_to_f32(b[(size_t)k * N + j]);
+			want[(size_t)i * N + j] = s;
+		}
+	unsigned long long da = 0, db = 0, dc = 0;
+	tilec_kernel *k = NULL, *k2 = NULL;
+	if (!src || tilec_malloc(ctx, 2 * (size_t)M * K, &da) != TILEC_OK ||
+	    tilec_malloc(ctx, 2 * (size_t)K * N, &db) != TILEC_OK || tilec_malloc(ctx, 2 * (size_t)M * N, &dc) != TILEC_OK ||
+	    tilec_memcpy_htod(ctx, da, a, 2 * (size_t)M * K) != TILEC_OK ||
+	    tilec_memcpy_htod(ctx, db, b, 2 * (size_t)K * N) != TILEC_OK) {
+		fail(&c, "%s", src ? tilec_context_error(ctx) : "cannot read matmul.tile");
+		goto out;
+	}
+	tilec_define small[] = {{"BM", 64}, {"BN", 64}, {"BK", 32}}, big[] = {{"BM", 128}, {"BN", 128}, {"BK", 32}},
+	             huge[] = {{"BM", 256}, {"BN", 256}, {"BK", 256}};
+	tilec_config cfgs[] = {{small, 3, 4, 3}, {big, 3, 8, 3}, {huge, 3, 8, 8}};
+	int mn[2] = {M, N};
+	tilec_tuning t = {.configs = cfgs, .nconfigs = 3, .grid = matmul_grid, .user = mn, .reps = 5};
+	tilec_arg args[] = {tilec_ptr(dc), tilec_ptr(da), tilec_ptr(db), tilec_i32(M), tilec_i32(N), tilec_i32(K),
+	                    tilec_i32(K), tilec_i32(1), tilec_i32(N), tilec_i32(1), tilec_i32(N), tilec_i32(1)};
+	tilec_options o = {.source_name = "matmul.tile"};
+	int best = -1, best2 = -1;
+	double ms[3], ms2[3];
+	if (tilec_autotune(ctx, src, "matmul", &o, &t, args, 12, &best, ms, &k) != TILEC_OK) {
+		fail(&c, "%s", tilec_context_error(ctx));
+		goto out;
+	}
+	printf("     autotune: %.4f / %.4f / %.0f ms, best %d\n", ms[0], ms[1], ms[2], best);
+	if (best < 0 || best > 1 || !(ms[0] > 0 && ms[1] > 0) || ms[2] != -1 || ms[best] > ms[1 - best])
+		fail(&c, "best %d, ms %g %g %g", best, ms[0], ms[1], ms[2]);
+	/* the winner, launched as any kernel, on a poisoned output */
+	memset(cm, 0xff, 2 * (size_t)M * N);
+	unsigned g[3] = {1, 1, 1};
+	matmul_grid(&cfgs[best < 0 ? 0 : best], mn, g);
+	if (tilec_memcpy_htod(ctx, dc, cm, 2 * (size_t)M * N) != TILEC_OK ||
+	    tilec_launch(k, g[0], 1, 1, NULL, args, 12) != TILEC_OK ||
+	    tilec_memcpy_dtoh(ctx, cm, dc, 2 * (size_t)M * N) != TILEC_OK) {
+		fail(&c, "%s", tilec_context_error(ctx));
+		goto out;
+	}
+	compare(&c, "c", cm, F16, want, (size_t)M * N, F16_RTOL, F16_ATOL);
+	/* again: the cached choice, its medians as they were */
+	if (tilec_autotune(ctx, src, "matmul", &o, &t, args, 12, &best2, ms2, &k2) != TILEC_OK)
+		fail(&c, "second call: %s", tilec_context_error(ctx));
+	else if (best2 != best || memcmp(ms, ms2, sizeof ms) != 0)
+		fail(&c, "second call timed again: best %d, ms %g %g", best2, ms2[0], ms2[1]);
+	tilec_kernel_destroy(k2);
+	k2 = NULL;
+	/* only the configuration that cannot compile */
+	t.configs = &cfgs[2];
+	t.nconfigs = 1;
+	if (tilec_autotune(ctx, src, "matmul", &o, &t, args, 12, &best2, ms2, &k2) != TILEC_ERROR_COMPILE || k2 ||
+	    !strstr(tilec_context_error(ctx), "tilec_autotune: no configuration ran:\n  config 0: ") || ms2[0] != -1)
+		fail(&c, "bad configuration: \"%s\"", tilec_context_error(ctx));
+out:
+	finish(&c, false);
+	tilec_kernel_destroy(k);
+	tilec_kernel_destroy(k2);
+	tilec_free(ctx, da), tilec_free(ctx, db), tilec_free(ctx, dc);
+	free(a), free(b), free(cm), free(want), free(src);
+}
+
 static double seconds(void)
 {
 	struct timespec t;
@@ -1118,6 +1215,7 @@ static void run_all(void)
 {
 	if (gpu) {
 		case_api();
+		case_autotune();
 		case_launch_overhead();
 	}
 	int va[] = {1, 1000, 4096, 1 << 20, (1 << 20) + 3};

@@ -30,6 +30,12 @@ static char *example(const char *name)
 	return s;
 }
 
+static void one_program(const tilec_config *c, void *user, unsigned g[3])
+{
+	(void)c, (void)user;
+	g[0] = 1;
+}
+
 static void test_no_driver(void)
 {
 	tilec_context *ctx = NULL;
@@ -56,6 +62,11 @@ static void test_no_driver(void)
 	unsigned long long p = 7;
 	CHECK(tilec_malloc(ctx, 16, &p) == st);
 	CHECK(tilec_synchronize(ctx) == st);
+	tilec_config cfg = {0};
+	tilec_tuning tu = {.configs = &cfg, .nconfigs = 1, .grid = one_program};
+	k = (tilec_kernel *)1;
+	CHECK(tilec_autotune(ctx, "kernel k() {}", NULL, NULL, &tu, NULL, 0, NULL, NULL, &k) == st);
+	CHECK(k == NULL);
 	CHECK(strcmp(tilec_context_error(ctx), msg) == 0);
 	tilec_context_destroy(ctx);
 	/* A second create goes through the same once-only loader. */
@@ -162,6 +173,10 @@ static void test_invalid(void)
 	CHECK(k == NULL);
 	CHECK_HAS(tilec_context_error(NULL), "context is NULL");
 	CHECK(tilec_launch(NULL, 1, 1, 1, NULL, NULL, 0) == TILEC_ERROR_INVALID);
+	k = (tilec_kernel *)1;
+	CHECK(tilec_autotune(NULL, "kernel k() {}", NULL, NULL, NULL, NULL, 0, NULL, NULL, &k) == TILEC_ERROR_INVALID);
+	CHECK(k == NULL);
+	CHECK_HAS(tilec_context_error(NULL), "tilec_autotune: context is NULL");
 	unsigned long long p;
 	CHECK(tilec_malloc(NULL, 4, &p) == TILEC_ERROR_INVALID);
 	CHECK(tilec_free(NULL, 0) == TILEC_ERROR_INVALID);
@@ -257,6 +272,51 @@ static void test_spec_key(void)
 	CHECK(strcmp(hints, "big=16") == 0);
 }
 
+/* What tilec_autotune rejects before it compiles anything. */
+static void test_tuning_check(void)
+{
+	int which = 7;
+	tilec_define bm[] = {{"BM", 64}}, many[65];
+	for (int i = 0; i < 65; i++)
+		many[i] = (tilec_define){"X", i};
+	tilec_config cfgs[] = {{.defines = bm, .ndefines = 1, .num_warps = 4}, {.num_warps = 8, .num_stages = 4}};
+	tilec_tuning t = {.configs = cfgs, .nconfigs = 2, .grid = one_program};
+	CHECK(rt_bad_tuning(NULL, &t, &which) == NULL && which == -1);
+	CHECK_HAS(rt_bad_tuning(NULL, NULL, &which), "tuning is NULL");
+	t.nconfigs = 0;
+	CHECK_HAS(rt_bad_tuning(NULL, &t, &which), "nconfigs is not from 1 to 256");
+	t.nconfigs = 257;
+	CHECK_HAS(rt_bad_tuning(NULL, &t, &which), "nconfigs is not from 1 to 256");
+	t.nconfigs = 2;
+	t.grid = NULL;
+	CHECK_HAS(rt_bad_tuning(NULL, &t, &which), "tuning: grid is NULL");
+	t.grid = one_program;
+	t.reps = -1;
+	CHECK_HAS(rt_bad_tuning(NULL, &t, &which), "reps must not be negative");
+	t.reps = 0;
+	cfgs[1].num_warps = 3;
+	CHECK_HAS(rt_bad_tuning(NULL, &t, &which), "power of two");
+	CHECK(which == 1);
+	cfgs[1].num_warps = 0;
+	cfgs[1].num_stages = 9;
+	CHECK_HAS(rt_bad_tuning(NULL, &t, &which), "num_stages");
+	cfgs[1] = (tilec_config){.defines = NULL, .ndefines = 1};
+	CHECK_HAS(rt_bad_tuning(NULL, &t, &which), "defines is NULL");
+	cfgs[1] = (tilec_config){.defines = many, .ndefines = 65};
+	CHECK_HAS(rt_bad_tuning(NULL, &t, &which), "from 0 to 64");
+	tilec_define nameless[] = {{NULL, 1}};
+	cfgs[1] = (tilec_config){.defines = nameless, .ndefines = 1};
+	CHECK_HAS(rt_bad_tuning(NULL, &t, &which), "NULL name");
+	CHECK(which == 1);
+	/* the options are checked too, and a configuration's warps replace theirs */
+	cfgs[1] = (tilec_config){.num_warps = 16};
+	tilec_options o = {.num_warps = 3};
+	CHECK_HAS(rt_bad_tuning(&o, &t, &which), "power of two");
+	CHECK(which == -1);
+	o.num_warps = 2;
+	CHECK(rt_bad_tuning(&o, &t, &which) == NULL);
+}
+
 static void test_arch(void)
 {
 	CHECK(strcmp(rt_arch_for(9, 0), "sm_90a") == 0);
@@ -274,6 +334,7 @@ int main(void)
 	test_invalid();
 	test_check_args();
 	test_spec_key();
+	test_tuning_check();
 	test_arch();
 	test_compile_errors();
 	test_compile_ptx();
