@@ -697,6 +697,18 @@ static void case_mean(long long n, bool atomic)
 }
 
 /* matmul, matmul_relu or linear (relu(alpha * A @ B + bias), bias of N f32). */
+/* want[i, j] = sum over k of a[i, k] * b[k * sbk + j * sbn], f16 inputs, in double. */
+static void f16_matmul_ref(double *want, const uint16_t *a, const uint16_t *b, int M, int N, int K, int sbk, int sbn)
+{
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double s = 0;
+			for (int k = 0; k < K; k++)
+				s += (double)half_to_f32(a[(size_t)i * K + k]) * half_to_f32(b[(size_t)k * sbk + (size_t)j * sbn]);
+			want[(size_t)i * N + j] = s;
+		}
+}
+
 static void case_matmul_s(const char *kernel, int M, int N, int K, bool bt, int bm, int bn, int bk, int warps,
                           int stages)
 {
@@ -716,15 +728,11 @@ static void case_matmul_s(const char *kernel, int M, int N, int K, bool bt, int 
 	fill_f32(bias, (size_t)N, -2, 2);
 	/* B is K x N row-major, or (bt) stored as N x K row-major and read transposed. */
 	int sbk = bt ? 1 : N, sbn = bt ? K : 1;
-	for (int i = 0; i < M; i++)
-		for (int j = 0; j < N; j++) {
-			double s = 0;
-			for (int k = 0; k < K; k++)
-				s += (double)half_to_f32(a[(size_t)i * K + k]) * half_to_f32(b[(size_t)k * sbk + (size_t)j * sbn]);
-			if (linear)
-				s = alpha * s + bias[j];
-			want[(size_t)i * N + j] = relu && s < 0 ? 0 : s;
-		}
+	f16_matmul_ref(want, a, b, M, N, K, sbk, sbn);
+	for (size_t i = 0; i < (size_t)M * N; i++) {
+		double s = linear ? alpha * want[i] + bias[i % (size_t)N] : want[i];
+		want[i] = relu && s < 0 ? 0 : s;
+	}
 	Buf bufs[] = {{cm, 2 * (size_t)M * N, OUT}, {a, 2 * (size_t)M * K, IN}, {b, 2 * (size_t)K * N, IN},
 	              {bias, 4 * (size_t)N, IN}};
 	unsigned grid = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn));
@@ -763,13 +771,7 @@ static void case_matmul_nt(int M, int N, int K, int bm, int bn, int bk, int warp
 	double *want = xmalloc(8 * (size_t)M * N);
 	fill_f16(a, (size_t)M * K, -1, 1);
 	fill_f16(w, (size_t)N * K, -1, 1);
-	for (int i = 0; i < M; i++)
-		for (int j = 0; j < N; j++) {
-			double s = 0;
-			for (int k = 0; k < K; k++)
-				s += (double)half_to_f32(a[(size_t)i * K + k]) * half_to_f32(w[(size_t)j * K + k]);
-			want[(size_t)i * N + j] = s;
-		}
+	f16_matmul_ref(want, a, w, M, N, K, 1, K);
 	Buf bufs[] = {{cm, 2 * (size_t)M * N, OUT}, {a, 2 * (size_t)M * K, IN}, {w, 2 * (size_t)N * K, IN}};
 	Launch l = {.file = "matmul_nt.tile", .kernel = "matmul_nt", .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}},
 	            .ndefs = 3, .num_warps = warps, .num_stages = stages, .grid = (unsigned)((M + bm - 1) / bm),
@@ -980,13 +982,7 @@ static void case_autotune(void)
 	double *want = xmalloc(8 * (size_t)M * N);
 	fill_f16(a, (size_t)M * K, -1, 1);
 	fill_f16(b, (size_t)K * N, -1, 1);
-	for (int i = 0; i < M; i++)
-		for (int j = 0; j < N; j++) {
-			double s = 0;
-			for (int k = 0; k < K; k++)
-				s += (double)half_to_f32(a[(size_t)i * K + k]) * half_to_f32(b[(size_t)k * N + j]);
-			want[(size_t)i * N + j] = s;
-		}
+	f16_matmul_ref(want, a, b, M, N, K, N, 1);
 	unsigned long long da = 0, db = 0, dc = 0;
 	tilec_kernel *k = NULL, *k2 = NULL;
 	if (!src || tilec_malloc(ctx, 2 * (size_t)M * K, &da) != TILEC_OK ||
