@@ -17,8 +17,9 @@
  * cp.async.wait_group N followed by bar.sync: after it every thread's
  * copies of the waited groups are visible to all, and every thread has
  * finished reading the slot the copies issued after it will overwrite.
- * The ring itself starts with a barrier, since the planner may hand it
- * memory another op used just before.  Tokens are the constant 0.
+ * The ring itself starts with a barrier where the planner handed it memory
+ * that this thread touched since the last one (cg_smem_access); at the top
+ * of a kernel it needs none.  Tokens are the constant 0.
  */
 #include "cg.h"
 
@@ -97,7 +98,7 @@ void cg_async(Cg *c, Op *op)
 	LLVMTypeRef vt = LLVMVoidTypeInContext(c->ctx);
 	switch (op->code) {
 	case OP_ASYNC_RING:
-		cg_barrier(c);
+		cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
 		break;
 	case OP_ASYNC_COPY:
 		async_copy(c, op);

@@ -440,12 +440,12 @@ void cg_smem_access(Cg *c, int32_t off, int32_t size, bool write)
 		s->s[s->n++] = (CgSpan){off, off + size, write};
 }
 
-/* Ops whose shared-memory accesses cg_smem_access does not see: they place their own barriers. */
+/* Ops whose shared-memory accesses cg_smem_access does not see: they place
+ * their own barriers.  (A ring's allocation is seen; its copies are not.) */
 static bool untracked_smem(Opcode code)
 {
 	switch (code) {
 	case OP_DOT:
-	case OP_ASYNC_RING:
 	case OP_ASYNC_COPY:
 	case OP_ASYNC_COMMIT:
 	case OP_ASYNC_WAIT:
