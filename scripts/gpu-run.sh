@@ -11,7 +11,7 @@
 #   sanitizer  compute-sanitizer memcheck over gpu_test --no-large --no-interp
 #              (gpu_test has no --quick; those two flags drop the 10^8 cases
 #              and the CPU interpreter, which memcheck does not need), then
-#              racecheck over the kernels with shared-memory reductions
+#              racecheck over every kernel that uses shared memory
 #   ptxas      bundle/tilec --emit=ptx for each example kernel, ptxas -v on it:
 #              registers, stack frame, spills per kernel
 #   bench      python3 bench/bench.py (tilec vs Triton vs torch/cuBLAS, matmul
@@ -138,14 +138,19 @@ echo "GPU: $gpu" > "$OUT/gpu_test.log"
 step gpu_test 130 bash -c '"$0" --examples dsl_examples && echo "=== again for sm_90" &&
 	"$0" --examples dsl_examples --arch sm_90 --no-large --no-interp' "$BUNDLE/gpu_test"
 # memcheck over every case; racecheck (shared-memory hazards: the barriers
-# codegen leaves out where accesses touch other bytes) over the kernels with
-# reductions and layout conversions through shared memory
+# codegen leaves out where accesses touch other bytes, copies of replicated
+# elements) over every kernel that uses shared memory, for both targets
 sanitize() {
 	"$SANITIZER" --tool memcheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
 		--examples dsl_examples || return
 	echo "=== racecheck"
+	local only=softmax,softmax_backward,layernorm,mean,attention,matmul,matmul_relu,linear,matmul_nt
+	only+=,batched_matmul,matmul_f32
 	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
-		--examples dsl_examples --only softmax,softmax_backward,layernorm,mean,attention,matmul_f32
+		--examples dsl_examples --only "$only" || return
+	echo "=== racecheck, sm_90"
+	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
+		--examples dsl_examples --arch sm_90 --only "$only"
 }
 export -f sanitize
 export SANITIZER

@@ -126,6 +126,11 @@ CgLin cg_lin(Cg *c, const Layout *l, CgLinFn f, int a0, int a1);
 LLVMValueRef cg_lin_at(Cg *c, const CgLin *m, uint32_t r, uint32_t *add);
 /* i1: this thread is the first of the copies the lane/warp zero columns make. */
 LLVMValueRef cg_is_owner(Cg *c, const Layout *l);
+/* Code between these runs only in owners (cg_is_owner) of l's elements:
+ * begin branches around it where lanes or warps repeat elements and returns
+ * the join block (NULL: everyone owns, nothing emitted); end closes it. */
+LLVMBasicBlockRef cg_owner_begin(Cg *c, const Layout *l);
+void cg_owner_end(Cg *c, LLVMBasicBlockRef after);
 void cg_fill_dups(Cg *c, ValId v);
 /*
  * How many consecutive registers (a power of two, at most 16 bytes of

@@ -8,7 +8,7 @@
  * (layout_same_threads) renames registers.  Otherwise it goes through the
  * op's shared-memory scratch as a row-major copy of the whole tile:
  *
- *     bar.sync 0;  smem[off + flat(src reg r) * eb] = x[r]  (canonical r)
+ *     bar.sync 0;  smem[off + flat(src reg r) * eb] = x[r]  (canonical r; owner only)
  *     bar.sync 0;  y[r'] = smem[off + flat(dst reg r') * eb]
  *
  * The first barrier protects a buffer the planner reused; runs of
@@ -44,7 +44,11 @@ static LLVMValueRef elem_ptr(Cg *c, int32_t offset, const CgLin *at, uint32_t r)
 	return cg_smem_ptr(c, offset + (int32_t)add, byte);
 }
 
-/* Every canonical register of v to its row-major place at offset. */
+/*
+ * Every canonical register of v to its row-major place at offset.  Where
+ * lanes or warps hold the same elements only the owner writes them (the
+ * others would store the same bytes: a race, if a harmless one).
+ */
 static void write_tile(Cg *c, int32_t offset, ValId v, ElemKind e)
 {
 	const Layout *l = cg_layout(c, v);
@@ -52,6 +56,7 @@ static void write_tile(Cg *c, int32_t offset, ValId v, ElemKind e)
 	uint32_t zm = cg_zeromask(l->reg, l->nreg);
 	LLVMTypeRef mt = cg_mem_type(c, e);
 	CgLin at = cg_smem_lin(c, v);
+	LLVMBasicBlockRef after = cg_owner_begin(c, l);
 	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)vec) {
 		if (r & zm)
 			continue;
@@ -64,6 +69,7 @@ static void write_tile(Cg *c, int32_t offset, ValId v, ElemKind e)
 		}
 		LLVMSetAlignment(LLVMBuildStore(c->b, x, elem_ptr(c, offset, &at, r)), (unsigned)(vec * eb));
 	}
+	cg_owner_end(c, after);
 }
 
 CgLin cg_smem_lin(Cg *c, ValId v)

@@ -320,6 +320,26 @@ LLVMValueRef cg_is_owner(Cg *c, const Layout *l)
 	return ok;
 }
 
+LLVMBasicBlockRef cg_owner_begin(Cg *c, const Layout *l)
+{
+	LLVMValueRef own = cg_is_owner(c, l);
+	if (!own)
+		return NULL;
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "owner");
+	LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "");
+	LLVMBuildCondBr(c->b, own, body, after);
+	LLVMPositionBuilderAtEnd(c->b, body);
+	return after;
+}
+
+void cg_owner_end(Cg *c, LLVMBasicBlockRef after)
+{
+	if (!after)
+		return;
+	LLVMBuildBr(c->b, after);
+	LLVMPositionBuilderAtEnd(c->b, after);
+}
+
 int cg_reg_vec(const Layout *l, int eb)
 {
 	int v = 1, k = 0;

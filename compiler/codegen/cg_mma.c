@@ -135,7 +135,7 @@ LLVMValueRef cg_swizzle(Cg *c, LLVMValueRef flat, int rowbits)
 	return swizzle(c, flat, rowbits);
 }
 
-/* The pending convert's source registers to the swizzled tile at off (no barriers). */
+/* The pending convert's source registers to the swizzled tile at off (no barriers; owners only). */
 static void write_swizzled(Cg *c, ValId v, int32_t off)
 {
 	Op *cvt = c->pending[v];
@@ -145,6 +145,7 @@ static void write_swizzled(Cg *c, ValId v, int32_t off)
 	uint32_t zm = cg_zeromask(l->reg, l->nreg);
 	LLVMTypeRef et = cg_elem_type(c, vtype(c->f, src).elem);
 	LLVMValueRef ti = cg_thread_index(c, l);
+	LLVMBasicBlockRef after = cg_owner_begin(c, l);
 	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)vec) {
 		if (r & zm)
 			continue;
@@ -158,6 +159,7 @@ static void write_swizzled(Cg *c, ValId v, int32_t off)
 		LLVMValueRef st = LLVMBuildStore(c->b, x, cg_smem_ptr(c, off, swizzle(c, flat, rowbits)));
 		LLVMSetAlignment(st, (unsigned)(vec * 2));
 	}
+	cg_owner_end(c, after);
 	c->pending[v] = NULL;
 }
 
