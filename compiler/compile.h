@@ -17,8 +17,9 @@ typedef struct Define {
 } Define;
 
 /* EMIT_IR: target-independent IR (what the interpreter runs);
- * EMIT_GPU_IR: the IR after the GPU passes, with layouts and shared memory. */
-typedef enum EmitKind { EMIT_TOKENS, EMIT_AST, EMIT_IR, EMIT_GPU_IR, EMIT_LLVM, EMIT_PTX } EmitKind;
+ * EMIT_GPU_IR: the IR after the GPU passes, with layouts and shared memory;
+ * EMIT_CHECK: the same passes, nothing written (c->func for the caller). */
+typedef enum EmitKind { EMIT_TOKENS, EMIT_AST, EMIT_IR, EMIT_GPU_IR, EMIT_CHECK, EMIT_LLVM, EMIT_PTX } EmitKind;
 
 typedef struct CompileOptions {
 	const char *kernel;        /* NULL: the first kernel in the file */

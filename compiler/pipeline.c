@@ -138,7 +138,7 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 		return 1;
 	}
 	const char *arch = o->arch ? o->arch : "sm_90";
-	if ((o->emit == EMIT_GPU_IR || o->emit >= EMIT_LLVM) && !cg_arch_valid(arch))
+	if (o->emit >= EMIT_GPU_IR && !cg_arch_valid(arch))
 		error_plain(&c->diag, "unknown --arch '%s'; supported: sm_80 sm_86 sm_89 sm_90 sm_90a", arch);
 
 	double t0 = now_seconds();
@@ -178,8 +178,9 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 	after_pass(c, o, "smem");
 	double t2 = now_seconds();
 	c->ms_passes = (t2 - t1) * 1e3;
-	if (o->emit == EMIT_GPU_IR) {
-		ir_print(&c->out, f);
+	if (o->emit == EMIT_GPU_IR || o->emit == EMIT_CHECK) {
+		if (o->emit == EMIT_GPU_IR)
+			ir_print(&c->out, f);
 		c->diag.jmp = NULL;
 		return 0;
 	}

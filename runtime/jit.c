@@ -13,10 +13,12 @@
  * for that mask is compiled once with hints naming those parameters
  * ("n=16,stride=1"), so the compiler may vectorise on them.
  *
- * A kernel handle holds its key and the spec-0 variant (compiled by
- * tilec_compile, so source errors show up there and the signature is
- * known); handles only point into the cache, which the context frees.
- * PTX becomes a CUDA module at the first launch of a variant.
+ * A kernel handle holds its key and the source checked by tilec_compile
+ * (front end and IR passes: source errors show up there and the signature
+ * is known; no LLVM, which runs once per specialisation at its first
+ * launch, so a kernel compiled and launched once goes through LLVM once);
+ * handles only point into the cache, which the context frees.  PTX becomes
+ * a CUDA module at the first launch of a variant.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -69,7 +71,7 @@ struct tilec_kernel {
 	int num_warps, num_stages;
 	char *arch;
 	char *base_key;     /* the key without the spec */
-	Variant *generic;   /* spec 0: the signature */
+	Variant *generic;   /* the checked source: the signature (no PTX) */
 	Variant *last;      /* the last variant launched, and its spec */
 	uint64_t last_spec;
 	double ms[4];
@@ -312,6 +314,7 @@ typedef struct Request {
 	const char *source, *source_name, *kernel, *arch, *hints;
 	const Define *defines;
 	int ndefines, num_warps, num_stages;
+	bool check;         /* front end and IR passes only: errors and signature, no PTX */
 } Request;
 
 /*
@@ -336,8 +339,9 @@ static unsigned jit_opt_level(void)
 }
 
 /*
- * Run the compiler to PTX and fill v (ptx, entry, signature, timings).
- * On a user error, the diagnostics are returned in *log (malloc'ed).
+ * Run the compiler to PTX (or, for a check, through the IR passes) and fill
+ * v (ptx, entry, signature, timings).  On a user error, the diagnostics are
+ * returned in *log (malloc'ed).
  */
 static tilec_status run_compiler(const Request *rq, Variant *v, char **log)
 {
@@ -346,11 +350,12 @@ static tilec_status run_compiler(const Request *rq, Variant *v, char **log)
 	CompileOptions o = {
 		.kernel = rq->kernel, .defines = rq->defines, .ndefines = rq->ndefines,
 		.num_warps = rq->num_warps, .num_stages = rq->num_stages, .arch = rq->arch,
-		.div_hints = rq->hints, .emit = EMIT_PTX, .opt = 1, .lineinfo = lineinfo_wanted(),
+		.div_hints = rq->hints, .emit = rq->check ? EMIT_CHECK : EMIT_PTX, .opt = 1,
+		.lineinfo = lineinfo_wanted(),
 	};
 	tilec_status st = TILEC_OK;
 	const char *bad = NULL;
-	if (compile_kernel(c, &o) != 0 || !c->func || !c->out.s) {
+	if (compile_kernel(c, &o) != 0 || !c->func || (!rq->check && !c->out.s)) {
 		st = TILEC_ERROR_COMPILE;
 		*log = dupstr(c->diag.out.s && c->diag.out.len ? c->diag.out.s : "compilation failed\n");
 	} else if ((bad = take_signature(v, c->func)) != NULL) {
@@ -361,11 +366,11 @@ static tilec_status run_compiler(const Request *rq, Variant *v, char **log)
 			snprintf(*log, n, "%s: error: %s\n", name, bad);
 	} else {
 		v->entry = dupstr(c->kernel ? c->kernel->name : c->func->name);
-		v->ptx = dupstr(c->out.s);
+		v->ptx = rq->check ? NULL : dupstr(c->out.s);
 		v->ms[0] = c->ms_front;
 		v->ms[1] = c->ms_passes;
 		v->ms[2] = c->ms_codegen;
-		if (!v->entry || !v->ptx)
+		if (!v->entry || (!rq->check && !v->ptx))
 			st = TILEC_ERROR_INVALID;
 	}
 	compilation_free(c);
@@ -408,11 +413,13 @@ static tilec_status load_variant(tilec_context *ctx, Variant *v)
 	return TILEC_OK;
 }
 
-static char *spec_key(const tilec_kernel *k, uint64_t spec)
+static char *spec_key(const tilec_kernel *k, uint64_t spec, bool check)
 {
-	size_t n = strlen(k->base_key) + 16;
+	size_t n = strlen(k->base_key) + 24;
 	char *s = malloc(n);
-	if (s)
+	if (s && check)
+		snprintf(s, n, "%scheck", k->base_key);
+	else if (s)
 		snprintf(s, n, "%sspec=%llx", k->base_key, (unsigned long long)spec);
 	return s;
 }
@@ -425,11 +432,14 @@ static Variant *cache_find(tilec_context *ctx, uint64_t hash, const char *source
 	return NULL;
 }
 
-/* The variant of k for spec: from the cache, or compiled and added to it. */
-static tilec_status get_variant(tilec_kernel *k, uint64_t spec, const char *hints, Variant **out)
+/*
+ * The variant of k for spec: from the cache, or compiled and added to it.
+ * check: the entry that only checks the source and holds the signature.
+ */
+static tilec_status get_variant(tilec_kernel *k, uint64_t spec, const char *hints, bool check, Variant **out)
 {
 	tilec_context *ctx = k->ctx;
-	char *key = spec_key(k, spec);
+	char *key = spec_key(k, spec, check);
 	if (!key)
 		return TILEC_ERROR_INVALID;
 	Variant *v = cache_find(ctx, k->hash, k->source, key);
@@ -448,7 +458,7 @@ static tilec_status get_variant(tilec_kernel *k, uint64_t spec, const char *hint
 	v->key = key;
 	v->hash = k->hash;
 	Request rq = {k->source, k->source_name, k->name, k->arch, hints, k->defines,
-	              k->ndefines, k->num_warps, k->num_stages};
+	              k->ndefines, k->num_warps, k->num_stages, check};
 	char *log = NULL;
 	tilec_status st = run_compiler(&rq, v, &log);
 	if (st != TILEC_OK) {
@@ -661,11 +671,11 @@ tilec_status tilec_compile(tilec_context *ctx, const char *source, const char *k
 		return TILEC_ERROR_INVALID;
 	}
 	Variant *v;
-	if ((st = get_variant(k, 0, NULL, &v)) != TILEC_OK) {
+	if ((st = get_variant(k, 0, NULL, true, &v)) != TILEC_OK) {
 		tilec_kernel_destroy(k);
 		return st;
 	}
-	k->generic = k->last = v;
+	k->generic = v;
 	memcpy(k->ms, v->ms, sizeof k->ms);
 	*out = k;
 	return TILEC_OK;
@@ -764,7 +774,7 @@ static tilec_status pick_variant(tilec_kernel *k, const tilec_arg *args, Variant
 	}
 	rt_spec_key(g->params, g->nparams, args, hints, sizeof hints);
 	Variant *v;
-	tilec_status st = get_variant(k, spec, spec ? hints : NULL, &v);
+	tilec_status st = get_variant(k, spec, spec ? hints : NULL, false, &v);
 	if (st != TILEC_OK)
 		return st;
 	k->last = v;
@@ -922,7 +932,7 @@ tilec_status tilec_compile_ptx(const char *source, const char *kernel_name, cons
 		defs[i].value = opts->defines[i].value;
 	}
 	Request rq = {source, opts ? opts->source_name : NULL, kernel_name, opts ? opts->arch : NULL,
-	              NULL, defs, nd, opts ? opts->num_warps : 0, opts ? opts->num_stages : 0};
+	              NULL, defs, nd, opts ? opts->num_warps : 0, opts ? opts->num_stages : 0, false};
 	Variant v = {0};
 	char *err = NULL;
 	tilec_status st = run_compiler(&rq, &v, &err);

@@ -88,10 +88,11 @@ const char *tilec_context_error(const tilec_context *ctx);
 
 /* ---- compiling and launching ---- */
 /*
- * Compile `kernel_name` (NULL: the first kernel) from `source`.  Results are
- * cached in the context by source, options and architecture; integer
- * arguments are specialised at launch on divisibility by 16, each
- * specialisation compiled once.
+ * Compile `kernel_name` (NULL: the first kernel) from `source`: every source
+ * error is reported here, and the signature is known.  Integer arguments
+ * are specialised at launch on divisibility by 16 (and on being 1); each
+ * specialisation is generated (LLVM, PTX) once, at its first launch.
+ * Results are cached in the context by source, options and architecture.
  */
 tilec_status tilec_compile(tilec_context *ctx, const char *source, const char *kernel_name,
                            const tilec_options *opts, tilec_kernel **out);
@@ -165,8 +166,9 @@ void tilec_free_string(char *s);
 
 /*
  * Milliseconds the compile of the kernel's current variant took: front end,
- * IR passes, code generation, CUDA module load (0 until its first launch).
- * A variant found in the context's cache reports the times of its compile.
+ * IR passes, code generation, CUDA module load (the last two 0 until its
+ * first launch).  A variant found in the context's cache reports the times
+ * of its compile.
  */
 void tilec_kernel_compile_times(const tilec_kernel *k, double ms[4]);
 

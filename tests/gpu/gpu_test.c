@@ -905,6 +905,11 @@ static void case_api(void)
 	if (tilec_kernel_num_params(k) != 4 || tilec_kernel_param_kind(k, 0) != TILEC_ARG_PTR ||
 	    tilec_kernel_param_kind(k, 3) != TILEC_ARG_I32)
 		fail(&c, "signature: %d params", tilec_kernel_num_params(k));
+	/* compiling checked the source; LLVM waits for the first launch */
+	double ms0[4];
+	tilec_kernel_compile_times(k, ms0);
+	if (!(ms0[0] > 0) || ms0[2] != 0 || ms0[3] != 0)
+		fail(&c, "compile times before any launch %.3f %.3f %.3f %.3f ms", ms0[0], ms0[1], ms0[2], ms0[3]);
 	unsigned long long buf = 0;
 	if (tilec_malloc(ctx, 4096, &buf) != TILEC_OK) {
 		fail(&c, "%s", tilec_context_error(ctx));
