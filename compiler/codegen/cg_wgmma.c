@@ -32,8 +32,8 @@
  * rows repeat in registers; N (at most 256, layout_wgmma_ok) is one
  * instruction wide.
  *
- * One dot is: wgmma.fence; for each k16 step and block, a wgmma with the
- * accumulator registers in and out; commit_group; then wait_group 0, which
+ * One dot is: wgmma.fence; for each block, one asm of a wgmma per k16
+ * step with the accumulator registers in and out; commit_group; then wait_group 0, which
  * also passes the registers through, so that nothing reads them before it.
  * An asynchronous dot (`dot ... async`, passes/pipeline.c) ends with
  * wait_group 1 instead, leaving itself in flight while the loop goes round
@@ -155,26 +155,32 @@ static void wait_through(Cg *c, LLVMValueRef *regs, int n)
 	unpack(c, r, regs, n);
 }
 
-/* scale-d, whether D += A B (1) or D = A B (0), is a predicate operand: set from $nr+2 */
 /*
- * The operands after the nr = n/2 accumulators: A's descriptor, or (a_regs)
- * its four b32 words; B's descriptor; scale-d.  A from registers has no
- * trans-a.
+ * One m-block's wgmmas for all `steps` k16 steps, in place on the nr = n/2
+ * accumulators $0..$nr-1: one asm, so the accumulators pass through LLVM
+ * once per dot, not once per step.  Step s's operands follow the
+ * accumulators: A's descriptor, or (a_regs) its four b32 words, then B's
+ * descriptor; after the last step, scale-d (D += A B if nonzero), which
+ * wgmma takes as a predicate.  A from registers has no trans-a.
  */
-static const char *mma_text(Cg *c, int n, ElemKind e, bool a_regs, bool mn_major)
+static const char *mma_text(Cg *c, int n, ElemKind e, bool a_regs, bool mn_major, int steps)
 {
 	StrBuf b = {0};
 	const char *t = e == TY_BF16 ? "bf16" : "f16";
-	int nr = n / 2, na = a_regs ? 4 : 1;
-	sb_printf(&b, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
-	          nr + na + 1, n, t, t);
-	for (int i = 0; i < nr; i++)
-		sb_printf(&b, "%s$%d", i ? ", " : "", i);
-	if (a_regs)
-		sb_printf(&b, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", nr, nr + 1, nr + 2, nr + 3, nr + 4,
-		          mn_major ? 1 : 0);
-	else
-		sb_printf(&b, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", nr, nr + 1, mn_major ? 1 : 0);
+	int nr = n / 2, per = a_regs ? 5 : 2;
+	sb_printf(&b, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;", nr + per * steps);
+	for (int st = 0; st < steps; st++) {
+		int o = nr + per * st;
+		sb_printf(&b, "\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n, t, t);
+		for (int i = 0; i < nr; i++)
+			sb_printf(&b, "%s$%d", i ? ", " : "", i);
+		if (a_regs)
+			sb_printf(&b, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;", o, o + 1, o + 2, o + 3, o + 4,
+			          mn_major ? 1 : 0);
+		else
+			sb_printf(&b, "}, $%d, $%d, p, 1, 1, 0, %d;", o, o + 1, mn_major ? 1 : 0);
+	}
+	sb_puts(&b, "\n}");
 	char *s = arena_strdup(c->f->arena, b.s);
 	sb_free(&b);
 	return s;
@@ -226,26 +232,32 @@ void cg_wgmma(Cg *c, Op *op)
 		out[r] = c->regs[acc][r];
 	LLVMTypeRef vt = LLVMVoidTypeInContext(c->ctx), st = f32_struct(c, nr);
 	cg_asm(c, "wgmma.fence.sync.aligned;", "~{memory}", vt, NULL, 0, true);
-	const char *text = mma_text(c, N, e, a_regs, sb.mn_major);
-	const char *cons = tied_constraints(c, nr, a_regs ? ",r,r,r,r,l,r" : ",l,l,r");
-	int na = a_regs ? 4 : 1;
-	LLVMValueRef *args = NEWN(f->arena, LLVMValueRef, nr + na + 2);
-	for (int s = 0; s < K / 16; s++) {
-		for (int mb = 0; mb < nblocks; mb++) {
+	int steps = K / 16, per = a_regs ? 5 : 2, nin = per * steps + 1;
+	const char *text = mma_text(c, N, e, a_regs, sb.mn_major, steps);
+	StrBuf in = {0};
+	for (int s = 0; s < steps; s++)
+		sb_puts(&in, a_regs ? ",r,r,r,r,l" : ",l,l");
+	sb_puts(&in, ",r");
+	const char *cons = tied_constraints(c, nr, in.s);
+	sb_free(&in);
+	LLVMValueRef *args = NEWN(f->arena, LLVMValueRef, nin + nr);
+	for (int mb = 0; mb < nblocks; mb++) {
+		for (int s = 0; s < steps; s++) {
+			LLVMValueRef *a = args + per * s;
 			if (a_regs)
-				memcpy(args, aw + 4 * (mb * (K / 16) + s), 4 * sizeof *args);
+				memcpy(a, aw + 4 * (mb * steps + s), 4 * sizeof *args);
 			else
-				args[0] = descriptor(c, &sa, step_offset(&sa, mb * rows, s));
-			args[na] = descriptor(c, &sb, step_offset(&sb, 0, s));
-			args[na + 1] = cg_i32c(c, 1);
-			for (int j = 0; j < nr; j++)
-				args[na + 2 + j] = out[map[mb * nr + j]];
-			LLVMValueRef r = cg_asm(c, text, cons, st, args, nr + na + 2, true);
-			LLVMValueRef *d = NEWN(f->arena, LLVMValueRef, nr);
-			unpack(c, r, d, nr);
-			for (int j = 0; j < nr; j++)
-				out[map[mb * nr + j]] = d[j];
+				a[0] = descriptor(c, &sa, step_offset(&sa, mb * rows, s));
+			a[per - 1] = descriptor(c, &sb, step_offset(&sb, 0, s));
 		}
+		args[nin - 1] = cg_i32c(c, 1);
+		for (int j = 0; j < nr; j++)
+			args[nin + j] = out[map[mb * nr + j]];
+		LLVMValueRef r = cg_asm(c, text, cons, st, args, nin + nr, true);
+		LLVMValueRef *d = NEWN(f->arena, LLVMValueRef, nr);
+		unpack(c, r, d, nr);
+		for (int j = 0; j < nr; j++)
+			out[map[mb * nr + j]] = d[j];
 	}
 	cg_asm(c, "wgmma.commit_group.sync.aligned;", "~{memory}", vt, NULL, 0, true);
 	if (op->iattr[1])
