@@ -499,12 +499,23 @@ static void join_spans(CgSpans *a, const CgSpans *b)
 	}
 }
 
+/*
+ * smem + byte_index, then + offset as a GEP of its own, not an add of the
+ * two: instcombine would prove the add's operands have no common bits
+ * (known-bits queries up the thread-index arithmetic) and rewrite it as an
+ * or, a fifth of its work on the matmul; the constant GEP stays for ptxas
+ * to fold into the access ([reg+imm]).  (Adding a ring slot's dynamic base
+ * the same way made the matmul's SASS larger.)
+ */
 LLVMValueRef cg_smem_ptr(Cg *c, int32_t offset, LLVMValueRef byte_index)
 {
 	if (!c->smem || offset < 0)
 		die("codegen: an op needs shared memory but the planner gave it none");
-	LLVMValueRef idx = LLVMBuildAdd(c->b, byte_index, cg_i32c(c, offset), "");
-	return LLVMBuildGEP2(c->b, c->i8, c->smem, &idx, 1, "");
+	LLVMValueRef p = LLVMBuildGEP2(c->b, c->i8, c->smem, &byte_index, 1, "");
+	if (!offset)
+		return p;
+	LLVMValueRef off = cg_i32c(c, offset);
+	return LLVMBuildGEP2(c->b, c->i8, p, &off, 1, "");
 }
 
 /* ---- the walk ---- */

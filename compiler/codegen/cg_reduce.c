@@ -222,7 +222,7 @@ static LLVMValueRef slot_ptr(Cg *c, Op *op, const Red *rd, LLVMValueRef slot, bo
 	int64_t eb = index_part ? 4 : elem_bytes(rd->e);
 	int64_t base = index_part ? ((nslots * elem_bytes(rd->e) + 3) & ~3) : 0;
 	LLVMValueRef off = LLVMBuildMul(c->b, slot, cg_i32c(c, eb), "");
-	return cg_smem_ptr(c, op->smem_offset, LLVMBuildAdd(c->b, off, cg_i32c(c, base), ""));
+	return cg_smem_ptr(c, op->smem_offset + (int32_t)base, off);
 }
 
 /* Step 3: exchange partials between warps through scratch. */
