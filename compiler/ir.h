@@ -247,6 +247,8 @@ Layout layout_mma_acc_rows(int M, int N, int num_warps); /* warps along M: for c
 bool layout_wgmma_ok(Func *f, const Op *dot, bool b_kmajor);
 Layout layout_mma_a(const Layout *c, int K);
 Layout layout_mma_b(const Layout *c, int K);
+/* Register bits operand i (0: A, 1: B) of accumulator c needs (at most LAYOUT_MAX_REG fit). */
+int layout_mma_operand_bits(const Layout *c, int K, int i, bool tf32);
 /* TF32 dot (mma.sync.m16n8k8, f32 in with allow_tf32): same accumulator, operands of it */
 bool layout_mma_tf32(Func *f, const Op *dot);
 Layout layout_mma_a_tf32(const Layout *c, int K);

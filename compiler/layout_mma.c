@@ -167,6 +167,20 @@ Layout layout_mma_b(const Layout *c, int K)
 }
 
 /*
+ * What layout_mma_a/_b (or the _tf32 ones) push: the fragment's own bits
+ * and K repeats, then C's row (A) or column (B) repeats.
+ */
+int layout_mma_operand_bits(const Layout *c, int K, int i, bool tf32)
+{
+	int nb = ilog2((uint64_t)c->shape[1]), reps = 0;
+	uint32_t nmask = (uint32_t)c->shape[1] - 1;
+	for (int j = 2; j < c->nreg; j++)
+		reps += i == 0 ? (c->reg[j] >> nb) != 0 : (c->reg[j] & nmask) != 0;
+	int kfrag = tf32 ? 8 : 16, own = tf32 ? (i == 0 ? 2 : 1) : (i == 0 ? 3 : 2);
+	return own + ilog2((uint64_t)(K / kfrag)) + reps;
+}
+
+/*
  * TF32 operands of m16n8k8 (PTX ISA "Matrix Fragments for mma.m16n8k8",
  * .tf32), one 32-bit element per register:
  *

@@ -183,6 +183,9 @@ static int anchor(LayoutPass *p, Op *op)
 	if (op->code == OP_DOT) {
 		Type t = vtype(f, op->res[0]);
 		if (layout_mma_ok(f, op) || layout_mma_tf32(f, op)) {
+			if (type_numel(t) / (32 * (int64_t)f->num_warps) > (1 << LAYOUT_MAX_REG))
+				error_at(f->diag, op->loc, "a dot result of %lld elements is too large for %d warps (at most %d "
+				         "per thread)", (long long)type_numel(t), f->num_warps, 1 << LAYOUT_MAX_REG);
 			bool rows = is_chained(p, op) || wgmma_dot(p, op);
 			Layout l = rows ? layout_mma_acc_rows(t.shape[0], t.shape[1], f->num_warps)
 			                             : layout_mma_acc(t.shape[0], t.shape[1], f->num_warps);
@@ -209,6 +212,10 @@ static int dot_operand(LayoutPass *p, Op *op, int i, int R)
 	Layout c = f->layouts[R];
 	if (i == 2)
 		return R;
+	bool tf32 = layout_mma_tf32(f, op);
+	if ((tf32 || layout_mma_ok(f, op)) && layout_mma_operand_bits(&c, K, i, tf32) > LAYOUT_MAX_REG)
+		error_at(f->diag, op->loc, "dot of %dx%dx%d is too large for %d warps (operand %s: more than %d elements "
+		         "per thread)", c.shape[0], c.shape[1], K, f->num_warps, i == 0 ? "A" : "B", 1 << LAYOUT_MAX_REG);
 	if (layout_mma_ok(f, op)) {
 		Layout l = i == 0 ? layout_mma_a(&c, K) : layout_mma_b(&c, K);
 		return layout_add(f, &l);
