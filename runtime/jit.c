@@ -81,9 +81,10 @@ struct tilec_kernel {
 
 static _Thread_local char tls_err[1024];
 
-static void vset_err(tilec_context *ctx, const char *fmt, va_list ap)
+void rt_set_error(tilec_context *ctx, const char *fmt, ...)
 {
-	va_list ap2;
+	va_list ap, ap2;
+	va_start(ap, fmt);
 	va_copy(ap2, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap2);
 	va_end(ap2);
@@ -95,22 +96,6 @@ static void vset_err(tilec_context *ctx, const char *fmt, va_list ap)
 	} else {
 		vsnprintf(tls_err, sizeof tls_err, fmt, ap);
 	}
-}
-
-static void set_err(tilec_context *ctx, const char *fmt, ...) PRINTF(2, 3);
-static void set_err(tilec_context *ctx, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vset_err(ctx, fmt, ap);
-	va_end(ap);
-}
-
-void rt_set_error(tilec_context *ctx, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vset_err(ctx, fmt, ap);
 	va_end(ap);
 }
 
@@ -118,7 +103,7 @@ static tilec_status cuda_err(tilec_context *ctx, const char *what, CUresult r)
 {
 	char msg[512];
 	rt_cuda_msg(msg, sizeof msg, what, r);
-	set_err(ctx, "%s", msg);
+	rt_set_error(ctx, "%s", msg);
 	return TILEC_ERROR_CUDA;
 }
 
@@ -396,7 +381,7 @@ static tilec_status load_variant(tilec_context *ctx, Variant *v)
 		char msg[512];
 		v->mod = NULL;
 		rt_cuda_msg(msg, sizeof msg, "cuModuleLoadDataEx", r);
-		set_err(ctx, "%s\n%s%s", msg, elog, ilog);
+		rt_set_error(ctx, "%s\n%s%s", msg, elog, ilog);
 		return TILEC_ERROR_CUDA;
 	}
 	r = rt_cu.ModuleGetFunction(&v->fn, v->mod, v->entry);
@@ -452,7 +437,7 @@ static tilec_status get_variant(tilec_kernel *k, uint64_t spec, const char *hint
 	if (!v || !(v->source = dupstr(k->source))) {
 		free(key);
 		variant_free(v);
-		set_err(ctx, "out of memory");
+		rt_set_error(ctx, "out of memory");
 		return TILEC_ERROR_INVALID;
 	}
 	v->key = key;
@@ -462,7 +447,7 @@ static tilec_status get_variant(tilec_kernel *k, uint64_t spec, const char *hint
 	char *log = NULL;
 	tilec_status st = run_compiler(&rq, v, &log);
 	if (st != TILEC_OK) {
-		set_err(ctx, "%s", log ? log : "out of memory");
+		rt_set_error(ctx, "%s", log ? log : "out of memory");
 		free(log);
 		variant_free(v);
 		return st;
@@ -479,7 +464,7 @@ static tilec_status open_device(tilec_context *ctx, int device)
 {
 	char err[640];
 	if (rt_cuda_load(err, sizeof err) != 0) {
-		set_err(ctx, "%s", err);
+		rt_set_error(ctx, "%s", err);
 		return TILEC_ERROR_NO_DRIVER;
 	}
 	CUresult r = rt_cu.Init(0);
@@ -493,7 +478,7 @@ static tilec_status open_device(tilec_context *ctx, int device)
 	if ((r = rt_cu.DeviceGetCount(&count)) != CUDA_SUCCESS)
 		return cuda_err(ctx, "cuDeviceGetCount", r);
 	if (device < 0 || device >= count) {
-		set_err(ctx, "CUDA device %d does not exist (this machine has %d)", device, count);
+		rt_set_error(ctx, "CUDA device %d does not exist (this machine has %d)", device, count);
 		return count ? TILEC_ERROR_INVALID : TILEC_ERROR_NO_DRIVER;
 	}
 	if ((r = rt_cu.DeviceGet(&ctx->dev, device)) != CUDA_SUCCESS)
@@ -504,7 +489,7 @@ static tilec_status open_device(tilec_context *ctx, int device)
 		return cuda_err(ctx, "cuDeviceGetAttribute", r);
 	const char *arch = rt_arch_for(major, minor);
 	if (!arch) {
-		set_err(ctx, "CUDA device %d has compute capability %d.%d; tilec needs 8.0 or newer",
+		rt_set_error(ctx, "CUDA device %d has compute capability %d.%d; tilec needs 8.0 or newer",
 		        device, major, minor);
 		return TILEC_ERROR_CUDA;
 	}
@@ -521,13 +506,13 @@ static tilec_status open_device(tilec_context *ctx, int device)
 tilec_status tilec_context_create(int device, tilec_context **out)
 {
 	if (!out) {
-		set_err(NULL, "tilec_context_create: out is NULL");
+		rt_set_error(NULL, "tilec_context_create: out is NULL");
 		return TILEC_ERROR_INVALID;
 	}
 	tilec_context *ctx = calloc(1, sizeof *ctx);
 	*out = ctx;
 	if (!ctx) {
-		set_err(NULL, "tilec_context_create: out of memory");
+		rt_set_error(NULL, "tilec_context_create: out of memory");
 		return TILEC_ERROR_INVALID;
 	}
 	ctx->fail = open_device(ctx, device);
@@ -556,7 +541,7 @@ void tilec_context_destroy(tilec_context *ctx)
 tilec_status rt_ready(tilec_context *ctx, const char *fn)
 {
 	if (!ctx) {
-		set_err(NULL, "%s: context is NULL", fn);
+		rt_set_error(NULL, "%s: context is NULL", fn);
 		return TILEC_ERROR_INVALID;
 	}
 	if (ctx->fail != TILEC_OK)
@@ -662,12 +647,12 @@ tilec_status tilec_compile(tilec_context *ctx, const char *source, const char *k
 		return st;
 	const char *bad = rt_bad_options(opts);
 	if (!source || !out || bad) {
-		set_err(ctx, "tilec_compile: %s", bad ? bad : !source ? "source is NULL" : "out is NULL");
+		rt_set_error(ctx, "tilec_compile: %s", bad ? bad : !source ? "source is NULL" : "out is NULL");
 		return TILEC_ERROR_INVALID;
 	}
 	tilec_kernel *k = kernel_new(ctx, source, kernel_name, opts);
 	if (!k) {
-		set_err(ctx, "tilec_compile: out of memory");
+		rt_set_error(ctx, "tilec_compile: out of memory");
 		return TILEC_ERROR_INVALID;
 	}
 	Variant *v;
@@ -689,7 +674,7 @@ int tilec_kernel_num_params(const tilec_kernel *k)
 tilec_arg_kind tilec_kernel_param_kind(const tilec_kernel *k, int i)
 {
 	if (!k || i < 0 || i >= k->generic->nparams) {
-		set_err(k ? k->ctx : NULL, "tilec_kernel_param_kind: no parameter %d", i);
+		rt_set_error(k ? k->ctx : NULL, "tilec_kernel_param_kind: no parameter %d", i);
 		return TILEC_ARG_I32;
 	}
 	return k->generic->params[i].kind;
@@ -788,7 +773,7 @@ tilec_status tilec_launch(tilec_kernel *k, unsigned gx, unsigned gy, unsigned gz
                           const tilec_arg *args, int nargs)
 {
 	if (!k) {
-		set_err(NULL, "tilec_launch: kernel is NULL");
+		rt_set_error(NULL, "tilec_launch: kernel is NULL");
 		return TILEC_ERROR_INVALID;
 	}
 	tilec_context *ctx = k->ctx;
@@ -796,7 +781,7 @@ tilec_status tilec_launch(tilec_kernel *k, unsigned gx, unsigned gy, unsigned gz
 	char msg[1024];
 	tilec_status st = rt_check_args(g->entry, g->params, g->nparams, args, nargs, msg, sizeof msg);
 	if (st != TILEC_OK) {
-		set_err(ctx, "%s", msg);
+		rt_set_error(ctx, "%s", msg);
 		return st;
 	}
 	if (gx == 0 || gy == 0 || gz == 0)
@@ -822,7 +807,7 @@ tilec_status tilec_launch(tilec_kernel *k, unsigned gx, unsigned gy, unsigned gz
 	if (r != CUDA_SUCCESS) {
 		char m[512];
 		rt_cuda_msg(m, sizeof m, "cuLaunchKernel", r);
-		set_err(ctx, "%s (kernel '%s', grid %u x %u x %u, %d threads, %d bytes of shared memory)",
+		rt_set_error(ctx, "%s (kernel '%s', grid %u x %u x %u, %d threads, %d bytes of shared memory)",
 		        m, v->entry, gx, gy, gz, 32 * v->num_warps, v->smem);
 		return TILEC_ERROR_CUDA;
 	}
@@ -846,7 +831,7 @@ tilec_status tilec_malloc(tilec_context *ctx, size_t bytes, unsigned long long *
 	if (st != TILEC_OK)
 		return st;
 	if (!dptr || bytes == 0) {
-		set_err(ctx, "tilec_malloc: %s", dptr ? "size is 0" : "dptr is NULL");
+		rt_set_error(ctx, "tilec_malloc: %s", dptr ? "size is 0" : "dptr is NULL");
 		return TILEC_ERROR_INVALID;
 	}
 	CUdeviceptr p = 0;
@@ -854,7 +839,7 @@ tilec_status tilec_malloc(tilec_context *ctx, size_t bytes, unsigned long long *
 	if (r != CUDA_SUCCESS) {
 		char m[512];
 		rt_cuda_msg(m, sizeof m, "cuMemAlloc", r);
-		set_err(ctx, "%s (%zu bytes)", m, bytes);
+		rt_set_error(ctx, "%s (%zu bytes)", m, bytes);
 		return TILEC_ERROR_CUDA;
 	}
 	*dptr = p;
@@ -876,7 +861,7 @@ tilec_status tilec_memcpy_htod(tilec_context *ctx, unsigned long long dst, const
 	if (st != TILEC_OK || bytes == 0)
 		return st;
 	if (!src || !dst) {
-		set_err(ctx, "tilec_memcpy_htod: %s is NULL", src ? "dst" : "src");
+		rt_set_error(ctx, "tilec_memcpy_htod: %s is NULL", src ? "dst" : "src");
 		return TILEC_ERROR_INVALID;
 	}
 	CUresult r = rt_cu.MemcpyHtoD(dst, src, bytes);
@@ -889,7 +874,7 @@ tilec_status tilec_memcpy_dtoh(tilec_context *ctx, void *dst, unsigned long long
 	if (st != TILEC_OK || bytes == 0)
 		return st;
 	if (!src || !dst) {
-		set_err(ctx, "tilec_memcpy_dtoh: %s is NULL", src ? "dst" : "src");
+		rt_set_error(ctx, "tilec_memcpy_dtoh: %s is NULL", src ? "dst" : "src");
 		return TILEC_ERROR_INVALID;
 	}
 	CUresult r = rt_cu.MemcpyDtoH(dst, src, bytes);

@@ -188,17 +188,13 @@ out:
 	return ms;
 }
 
-static RtTuned *remember(tilec_context *ctx, char *key, int best, const double *ms, int n)
+/* A new entry of the context's cache, owning key and ms; NULL if out of memory (the caller keeps them). */
+static RtTuned *remember(tilec_context *ctx, char *key, int best, double *ms, int n)
 {
 	RtTuned *e = calloc(1, sizeof *e);
-	double *copy = malloc(sizeof *copy * (size_t)n);
-	if (!e || !copy) {
-		free(e);
-		free(copy);
+	if (!e)
 		return NULL;
-	}
-	memcpy(copy, ms, sizeof *copy * (size_t)n);
-	*e = (RtTuned){.next = *rt_tuned_list(ctx), .key = key, .best = best, .n = n, .ms = copy};
+	*e = (RtTuned){.next = *rt_tuned_list(ctx), .key = key, .best = best, .n = n, .ms = ms};
 	*rt_tuned_list(ctx) = e;
 	return e;
 }
@@ -232,13 +228,14 @@ tilec_status tilec_autotune(tilec_context *ctx, const char *source, const char *
 	RtTuned *hit = *rt_tuned_list(ctx);
 	while (hit && strcmp(hit->key, key) != 0)
 		hit = hit->next;
-	double *times = hit ? hit->ms : malloc(sizeof *times * (size_t)n);
+	/* a new search times into `times`, which the cache takes with the key */
+	double *times = hit ? NULL : malloc(sizeof *times * (size_t)n);
 	StrBuf why = {0};
 	tilec_status fail = TILEC_OK; /* the last skipped configuration's */
 	int win = hit ? hit->best : -1;
 	tilec_kernel *k = NULL;
 	tilec_define buf[2 * MAX_DEFINES];
-	if (!times) {
+	if (!hit && !times) {
 		rt_set_error(ctx, "tilec_autotune: out of memory");
 		free(key);
 		return TILEC_ERROR_INVALID;
@@ -272,26 +269,25 @@ tilec_status tilec_autotune(tilec_context *ctx, const char *source, const char *
 	tilec_options o = merged(opts, &tuning->configs[win], buf);
 	if ((st = tilec_compile(ctx, source, kernel_name, &o, &k)) != TILEC_OK)
 		goto done;
-	if (!hit && !remember(ctx, key, win, times, n)) {
+	if (!hit && !(hit = remember(ctx, key, win, times, n))) {
 		tilec_kernel_destroy(k);
-		k = NULL;
 		rt_set_error(ctx, "tilec_autotune: out of memory");
 		st = TILEC_ERROR_INVALID;
 		goto done;
 	}
-	if (!hit)
-		key = NULL; /* the cache owns it now */
+	if (hit->key == key) { /* the cache's now */
+		key = NULL;
+		times = NULL;
+	}
 	if (best)
 		*best = win;
 	if (ms)
-		memcpy(ms, hit ? hit->ms : times, sizeof *ms * (size_t)n);
+		memcpy(ms, hit->ms, sizeof *ms * (size_t)n);
 	*out = k;
-	st = TILEC_OK;
 done:
-	if (st != TILEC_OK && ms && !hit)
+	if (st != TILEC_OK && ms && times)
 		memcpy(ms, times, sizeof *ms * (size_t)n);
-	if (!hit)
-		free(times);
+	free(times);
 	free(why.s);
 	free(key);
 	return st;

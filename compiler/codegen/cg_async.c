@@ -21,6 +21,8 @@
  * that this thread touched since the last one (cg_smem_access); at the top
  * of a kernel it needs none.  Tokens are the constant 0.
  */
+#include <stdio.h>
+
 #include "cg.h"
 
 static int32_t slot_bytes(Cg *c, ValId ring)
@@ -72,10 +74,11 @@ static void async_copy(Cg *c, Op *op)
 	int eb = elem_bytes(t.elem), v = copy_width(c, l, ptr, mask, eb), bytes = v * eb;
 	int rowbits = ilog2((uint64_t)t.shape[1]);
 	bool wg = rop->iattr[0] == RING_WGMMA;
-	/* where lanes or warps hold the same elements, one of them copies */
+	NvName id = bytes == 16 ? NV_ASM_CP_ASYNC_CG_16 : bytes == 8 ? NV_ASM_CP_ASYNC_CA_8 : NV_ASM_CP_ASYNC_CA_4;
+	/* where lanes or warps hold the same elements, one of them copies: the copy under predicate $3 */
 	LLVMValueRef own = cg_is_owner(c, l);
-	NvName id = own ? (bytes == 16 ? NV_ASM_CP_ASYNC_CG_16_P : bytes == 8 ? NV_ASM_CP_ASYNC_CA_8_P : NV_ASM_CP_ASYNC_CA_4_P)
-	                : (bytes == 16 ? NV_ASM_CP_ASYNC_CG_16 : bytes == 8 ? NV_ASM_CP_ASYNC_CA_8 : NV_ASM_CP_ASYNC_CA_4);
+	char text[96];
+	snprintf(text, sizeof text, "%s%s", own ? "@$3 " : "", nv_names[id]);
 	LLVMValueRef base = LLVMBuildMul(c->b, c->regs[op->opnds[1]][0], cg_i32c(c, slot_bytes(c, ring)), "");
 	CgLin at = wg ? cg_lin(c, l, cg_wgmma_offset, rowbits, (int)t.shape[0]) : cg_lin(c, l, swizzled, rowbits, 0);
 	uint32_t zm = cg_zeromask(l->reg, l->nreg);
@@ -87,7 +90,7 @@ static void async_copy(Cg *c, Op *op)
 		LLVMValueRef size = LLVMBuildSelect(c->b, c->regs[mask][r], cg_i32c(c, bytes), cg_i32c(c, 0), "");
 		LLVMValueRef dst = LLVMBuildPtrToInt(c->b, cg_smem_ptr(c, rop->smem_offset + (int32_t)add, off), c->i32, "");
 		LLVMValueRef args[4] = {dst, c->regs[ptr][r], size, own};
-		cg_asm(c, nv_names[id], own ? "r,l,r,b,~{memory}" : "r,l,r,~{memory}", LLVMVoidTypeInContext(c->ctx), args,
+		cg_asm(c, text, own ? "r,l,r,b,~{memory}" : "r,l,r,~{memory}", LLVMVoidTypeInContext(c->ctx), args,
 		       own ? 4 : 3, true);
 	}
 }

@@ -320,13 +320,17 @@ LLVMValueRef cg_is_owner(Cg *c, const Layout *l)
 	return ok;
 }
 
+static LLVMBasicBlockRef new_bb(Cg *c, const char *name)
+{
+	return LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+}
+
 LLVMBasicBlockRef cg_owner_begin(Cg *c, const Layout *l)
 {
 	LLVMValueRef own = cg_is_owner(c, l);
 	if (!own)
 		return NULL;
-	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "owner");
-	LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "");
+	LLVMBasicBlockRef body = new_bb(c, "owner"), after = new_bb(c, "");
 	LLVMBuildCondBr(c->b, own, body, after);
 	LLVMPositionBuilderAtEnd(c->b, body);
 	return after;
@@ -582,11 +586,6 @@ static Op *yield_of(Block *bl)
 	if (!y || y->code != OP_YIELD)
 		die("codegen: a region block does not end in yield");
 	return y;
-}
-
-static LLVMBasicBlockRef new_bb(Cg *c, const char *name)
-{
-	return LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
 }
 
 /*

@@ -33,8 +33,9 @@
  * instruction wide.
  *
  * One dot is: wgmma.fence; for each block, one asm of a wgmma per k16
- * step with the accumulator registers in and out; commit_group; then wait_group 0, which
- * also passes the registers through, so that nothing reads them before it.
+ * step with the accumulator registers in and out; commit_group; then
+ * wait_group 0, which also passes the registers through, so that nothing
+ * reads them before it.
  * An asynchronous dot (`dot ... async`, passes/pipeline.c) ends with
  * wait_group 1 instead, leaving itself in flight while the loop goes round
  * (its registers go only to the next iteration's wgmma), and the dot_wait

@@ -76,13 +76,18 @@ static int default_vec(Type t, ElemKind e)
 	return v < 1 ? 1 : v;
 }
 
+/* A tile of t spread over the program's threads: at most 2^LAYOUT_MAX_REG elements each. */
+static void check_per_thread(Func *f, Type t, Loc loc)
+{
+	if (type_numel(t) / (32 * (int64_t)f->num_warps) > (1 << LAYOUT_MAX_REG))
+		error_at(f->diag, loc, "a tile of %lld elements is too large for %d warps (at most %d per thread)",
+		         (long long)type_numel(t), f->num_warps, 1 << LAYOUT_MAX_REG);
+}
+
 static int blocked(LayoutPass *p, Type t, ElemKind e, Loc loc)
 {
 	Func *f = p->f;
-	int64_t per_thread = type_numel(t) / (32 * (int64_t)f->num_warps);
-	if (per_thread > (1 << LAYOUT_MAX_REG))
-		error_at(f->diag, loc, "a tile of %lld elements is too large for %d warps (at most %d per thread)",
-		         (long long)type_numel(t), f->num_warps, 1 << LAYOUT_MAX_REG);
+	check_per_thread(f, t, loc);
 	Layout l = layout_blocked(t.rank, t.shape, f->num_warps, default_vec(t, e));
 	return layout_add(f, &l);
 }
@@ -183,9 +188,7 @@ static int anchor(LayoutPass *p, Op *op)
 	if (op->code == OP_DOT) {
 		Type t = vtype(f, op->res[0]);
 		if (layout_mma_ok(f, op) || layout_mma_tf32(f, op)) {
-			if (type_numel(t) / (32 * (int64_t)f->num_warps) > (1 << LAYOUT_MAX_REG))
-				error_at(f->diag, op->loc, "a dot result of %lld elements is too large for %d warps (at most %d "
-				         "per thread)", (long long)type_numel(t), f->num_warps, 1 << LAYOUT_MAX_REG);
+			check_per_thread(f, t, op->loc);
 			bool rows = is_chained(p, op) || wgmma_dot(p, op);
 			Layout l = rows ? layout_mma_acc_rows(t.shape[0], t.shape[1], f->num_warps)
 			                             : layout_mma_acc(t.shape[0], t.shape[1], f->num_warps);
@@ -212,21 +215,16 @@ static int dot_operand(LayoutPass *p, Op *op, int i, int R)
 	Layout c = f->layouts[R];
 	if (i == 2)
 		return R;
-	bool tf32 = layout_mma_tf32(f, op);
-	if ((tf32 || layout_mma_ok(f, op)) && layout_mma_operand_bits(&c, K, i, tf32) > LAYOUT_MAX_REG)
+	bool mma = layout_mma_ok(f, op), tf32 = !mma && layout_mma_tf32(f, op);
+	int bits = mma || tf32 ? layout_mma_operand_bits(&c, K, i, tf32) : ilog2((uint64_t)K) + c.nreg;
+	if (bits > LAYOUT_MAX_REG)
 		error_at(f->diag, op->loc, "dot of %dx%dx%d is too large for %d warps (operand %s: more than %d elements "
 		         "per thread)", c.shape[0], c.shape[1], K, f->num_warps, i == 0 ? "A" : "B", 1 << LAYOUT_MAX_REG);
-	if (layout_mma_ok(f, op)) {
-		Layout l = i == 0 ? layout_mma_a(&c, K) : layout_mma_b(&c, K);
+	if (mma || tf32) {
+		Layout l = mma ? (i == 0 ? layout_mma_a(&c, K) : layout_mma_b(&c, K))
+		               : (i == 0 ? layout_mma_a_tf32(&c, K) : layout_mma_b_tf32(&c, K));
 		return layout_add(f, &l);
 	}
-	if (layout_mma_tf32(f, op)) {
-		Layout l = i == 0 ? layout_mma_a_tf32(&c, K) : layout_mma_b_tf32(&c, K);
-		return layout_add(f, &l);
-	}
-	if (ilog2((uint64_t)K) + c.nreg > LAYOUT_MAX_REG)
-		error_at(f->diag, op->loc, "dot of %dx%dx%d is too large for %d warps", c.shape[0], c.shape[1], K,
-		         f->num_warps);
 	Layout l = i == 0 ? layout_dot_a(&c, K) : layout_dot_b(&c, K);
 	return layout_add(f, &l);
 }
