@@ -4,6 +4,9 @@
 # utilisation, shared-memory bank conflicts (GPU machine, Nsight Compute).
 # KERNEL=matmul_kernel: the same for Triton's mma.sync kernel that probe.py runs;
 # KERNEL=attention PROBE="attention 32 4096 64": tilec's attention.
+# Also the shared-memory side: L1 data-bank reads and writes (ldmatrix, ld.shared,
+# and the cp.async / st.shared writes) as a share of their peak, and wavefronts
+# by instruction kind.
 set -eu
 cd "$(dirname "$0")"
 m=smsp__average_warps_issue_stalled
@@ -13,6 +16,11 @@ smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch
 launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,\
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
+l1tex__data_bank_reads.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_writes.avg.pct_of_peak_sustained_elapsed,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum,\
+sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,\
+dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,\
 ${m}_barrier_per_issue_active.ratio,${m}_long_scoreboard_per_issue_active.ratio,\
 ${m}_short_scoreboard_per_issue_active.ratio,${m}_mio_throttle_per_issue_active.ratio,\
 ${m}_math_pipe_throttle_per_issue_active.ratio,${m}_wait_per_issue_active.ratio,\

@@ -9,7 +9,9 @@
 In matmul, the third contestant is Triton's tutorial kernel compiled with
 DISABLE_MMA_V3=1 (mma.sync, as tilec; config from TRITON_MM, default
 "128 256 64 8 8 3" = BM BN BK GROUP_M WARPS STAGES); its PTX and cubin are
-copied out of Triton's cache next to tilec's PTX.
+copied out of Triton's cache next to tilec's PTX.  TRITON_MMA=wgmma makes it
+Triton's Hopper (wgmma) kernel instead; TILEC_ARCH=sm_90 compiles tilec's for
+the mma.sync path (default: the device's arch, sm_90a = wgmma on an H100).
 
 Writes $OUT/probe-<name>-{tilec,triton}.ptx (or bench/out/) and prints the
 median time and GB/s of each (CUDA events, L2 flushed, fresh inputs).
@@ -91,15 +93,17 @@ def main():
         o1 = torch.empty(M, N, device="cuda", dtype=torch.float16)
         o2 = torch.empty_like(o1)
         k = tilec.Kernel.compile(os.path.join(EX, "matmul.tile"), "matmul",
-                                 defines={"BM": bm, "BN": bn, "BK": bk}, num_warps=warps, num_stages=stages)
+                                 defines={"BM": bm, "BN": bn, "BK": bk}, num_warps=warps, num_stages=stages,
+                                 arch=os.environ.get("TILEC_ARCH"))
         grid = triton.cdiv(M, bm) * triton.cdiv(N, bn)
         t = lambda: k.launch(grid, o1, a, b, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),  # noqa
                              o1.stride(0), o1.stride(1))
         tt = lambda: torch.matmul(a, b, out=o2)  # noqa: E731
         o3 = torch.empty_like(o1)
         tcfg = tuple(int(v) for v in os.environ.get("TRITON_MM", "128 256 64 8 8 3").split())
-        tm = lambda: tk.matmul(a, b, o3, tcfg, mma_sync=True)  # noqa: E731
-        extra = [("triton-mma.sync", tm, o3)]
+        sync = os.environ.get("TRITON_MMA", "mma.sync") == "mma.sync"
+        tm = lambda: tk.matmul(a, b, o3, tcfg, mma_sync=sync)  # noqa: E731
+        extra = [("triton-mma.sync" if sync else "triton-wgmma", tm, o3)]
         nbytes = 2 * M * N * K * 1000  # reported "GB/s" column is then GFLOP/s / 1000 = TFLOP/s
         ref = torch.matmul(a.float(), b.float())
     elif what == "attention":

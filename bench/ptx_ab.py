@@ -66,6 +66,8 @@ class RawKernel:
         check(cu.cuModuleGetFunction(ctypes.byref(self.fn), self.mod, entry.group(1).encode()), "cuModuleGetFunction")
         self.types = re.findall(r"\.param\s+\.([usb]\d+)", entry.group(2))
         self.smem, self.threads = smem, threads
+        if smem > 48 * 1024:  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            check(cu.cuFuncSetAttribute(self.fn, 8, smem), "cuFuncSetAttribute")
 
     def launch(self, grid, *args):
         vals = []

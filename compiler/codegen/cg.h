@@ -123,6 +123,8 @@ typedef struct CgLin {
 	uint32_t tmask;
 } CgLin;
 CgLin cg_lin(Cg *c, const Layout *l, CgLinFn f, int a0, int a1);
+/* The same, f's thread part built from f's image of the lane and warp columns. */
+CgLin cg_lin_columns(Cg *c, const Layout *l, CgLinFn f, int a0, int a1);
 LLVMValueRef cg_lin_at(Cg *c, const CgLin *m, uint32_t r, uint32_t *add);
 /* i1: this thread is the first of the copies the lane/warp zero columns make. */
 LLVMValueRef cg_is_owner(Cg *c, const Layout *l);

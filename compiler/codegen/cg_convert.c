@@ -8,8 +8,10 @@
  * (layout_same_threads) renames registers.  Otherwise it goes through the
  * op's shared-memory scratch as a row-major copy of the whole tile:
  *
- *     bar.sync 0;  smem[off + flat(src reg r) * eb] = x[r]  (canonical r; owner only)
- *     bar.sync 0;  y[r'] = smem[off + flat(dst reg r') * eb]
+ *     bar.sync 0;  smem[off + byte(flat(src reg r))] = x[r]  (canonical r; owner only)
+ *     bar.sync 0;  y[r'] = smem[off + byte(flat(dst reg r'))]
+ *
+ * byte() (times, below) swizzles 16-byte chunks against bank conflicts.
  *
  * The first barrier protects a buffer the planner reused; runs of
  * consecutive registers on consecutive elements move as one vector access.
@@ -30,10 +32,25 @@ void cg_rename(Cg *c, Op *op)
 	c->regs[res] = c->regs[src];
 }
 
-static LLVMValueRef times(Cg *c, LLVMValueRef flat, int eb, int unused)
+/*
+ * The scratch's byte of a flat (row-major) index: flat * eb, and in a tile
+ * whose rows hold whole 16-byte chunks, the chunk (byte bits 4-6) XORed
+ * with the row's index mod 8, or for rows shorter than 128 bytes with the
+ * 128-byte line's (bits `phase`.. of the byte, phase = log2 of the larger of
+ * the row and the line).  Rows of 128 bytes or more otherwise start in the
+ * same bank, so the 8 rows an MMA accumulator's warp writes at once (4 bytes
+ * a lane) hit the same 4 banks 8 times; swizzled, they cover all 32.  The
+ * map is linear over XOR (cg_lin's contract), a bijection on any
+ * power-of-two tile, and keeps each access of up to 16 aligned bytes whole.
+ * Columns ([N, 1]) and 1-D tiles, read a row at a time, keep flat * eb.
+ */
+static LLVMValueRef times(Cg *c, LLVMValueRef flat, int eb, int phase)
 {
-	(void)unused;
-	return LLVMBuildMul(c->b, flat, cg_i32c(c, eb), "");
+	LLVMValueRef byte = LLVMBuildMul(c->b, flat, cg_i32c(c, eb), "");
+	if (!phase)
+		return byte;
+	LLVMValueRef row = LLVMBuildLShr(c->b, byte, cg_i32c(c, phase - 4), "");
+	return LLVMBuildXor(c->b, byte, LLVMBuildAnd(c->b, row, cg_i32c(c, 0x70), ""), "");
 }
 
 /* Address of register r's element: (thread index ^ register part) * eb. */
@@ -44,18 +61,47 @@ static LLVMValueRef elem_ptr(Cg *c, int32_t offset, const CgLin *at, uint32_t r)
 	return cg_smem_ptr(c, offset + (int32_t)add, byte);
 }
 
+CgLin cg_smem_lin(Cg *c, ValId v)
+{
+	return cg_lin(c, cg_layout(c, v), times, elem_bytes(vtype(c->f, v).elem), 0);
+}
+
+/*
+ * The scratch's swizzle phase (times) for a convert of src: swizzled only
+ * where src is an MMA accumulator, whose 8-row stores conflicted (the
+ * epilogue's restaging).  Swizzling other converts too, such as attention's
+ * Q on its way to wgmma registers, took that kernel from 126 to 159
+ * registers (one program per SM instead of two) for conflicts paid once.
+ */
+static int scratch_phase(Cg *c, ValId src)
+{
+	Type t = vtype(c->f, src);
+	int eb = elem_bytes(t.elem);
+	int64_t row = t.rank == 2 ? t.shape[1] * eb : 0;
+	if (row < 16 || type_numel(t) * eb <= 128 || !layout_is_mma_acc(cg_layout(c, src), c->f->num_warps))
+		return 0;
+	return row > 128 ? ilog2((uint64_t)row) : 7;
+}
+
+static CgLin scratch_lin(Cg *c, ValId v, int phase)
+{
+	if (!phase)
+		return cg_smem_lin(c, v);
+	return cg_lin_columns(c, cg_layout(c, v), times, elem_bytes(vtype(c->f, v).elem), phase);
+}
+
 /*
  * Every canonical register of v to its row-major place at offset.  Where
  * lanes or warps hold the same elements only the owner writes them (the
  * others would store the same bytes: a race, if a harmless one).
  */
-static void write_tile(Cg *c, int32_t offset, ValId v, ElemKind e)
+static void write_tile(Cg *c, int32_t offset, ValId v, ElemKind e, int phase)
 {
 	const Layout *l = cg_layout(c, v);
 	int eb = elem_bytes(e), vec = cg_reg_vec(l, eb);
 	uint32_t zm = cg_zeromask(l->reg, l->nreg);
 	LLVMTypeRef mt = cg_mem_type(c, e);
-	CgLin at = cg_smem_lin(c, v);
+	CgLin at = scratch_lin(c, v, phase);
 	LLVMBasicBlockRef after = cg_owner_begin(c, l);
 	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)vec) {
 		if (r & zm)
@@ -72,11 +118,6 @@ static void write_tile(Cg *c, int32_t offset, ValId v, ElemKind e)
 	cg_owner_end(c, after);
 }
 
-CgLin cg_smem_lin(Cg *c, ValId v)
-{
-	return cg_lin(c, cg_layout(c, v), times, elem_bytes(vtype(c->f, v).elem), 0);
-}
-
 void cg_smem_read(Cg *c, ValId v, int32_t offset, const CgLin *at, uint32_t r, int vec, LLVMValueRef *out)
 {
 	ElemKind e = vtype(c->f, v).elem;
@@ -89,13 +130,13 @@ void cg_smem_read(Cg *c, ValId v, int32_t offset, const CgLin *at, uint32_t r, i
 }
 
 /* Every canonical register of v from offset. */
-static void read_tile(Cg *c, int32_t offset, ValId v)
+static void read_tile(Cg *c, int32_t offset, ValId v, int phase)
 {
 	const Layout *l = cg_layout(c, v);
 	int vec = cg_reg_vec(l, elem_bytes(vtype(c->f, v).elem));
 	uint32_t zm = cg_zeromask(l->reg, l->nreg);
 	LLVMValueRef *out = cg_new_regs(c, v);
-	CgLin at = cg_smem_lin(c, v);
+	CgLin at = scratch_lin(c, v, phase);
 	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)vec)
 		if (!(r & zm))
 			cg_smem_read(c, v, offset, &at, r, vec, out + r);
@@ -120,13 +161,13 @@ static bool feeds_dot(Cg *c, Op *op)
 void cg_convert_write(Cg *c, ValId v, int32_t offset)
 {
 	Op *op = c->pending[v];
-	write_tile(c, offset, op->opnds[0], vtype(c->f, v).elem);
+	write_tile(c, offset, op->opnds[0], vtype(c->f, v).elem, 0);
 	c->pending[v] = NULL;
 }
 
 void cg_convert_read(Cg *c, ValId v, int32_t offset)
 {
-	read_tile(c, offset, v);
+	read_tile(c, offset, v, 0);
 }
 
 /* res's register r' is src's register holding the same element. */
@@ -163,7 +204,8 @@ void cg_convert_layout(Cg *c, Op *op)
 		return;
 	}
 	cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
-	write_tile(c, op->smem_offset, src, e);
+	int phase = scratch_phase(c, src);
+	write_tile(c, op->smem_offset, src, e, phase);
 	cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
-	read_tile(c, op->smem_offset, res);
+	read_tile(c, op->smem_offset, res, phase);
 }

@@ -187,19 +187,29 @@ int32_t *cg_reg_of(Cg *c, const Layout *l)
  * the thread's id bits select.  Lane and warp are the id's low 5 and next
  * bits, so the columns are taken as one list over the id; a run of id bits
  * whose columns are consecutive single bits is one shift-mask-shift, and
- * where all columns are distinct single bits the terms are joined by a
- * disjoint or.  Computed once per distinct set of columns, in the entry
- * block (c->pre), so every later use is dominated by it.
+ * where no two columns share a bit the terms are joined by a
+ * disjoint or.  Columns of several bits (a swizzle's) make runs too, as one
+ * multiply, where the copies it adds do not overlap.  Built at b from tid.
  */
-static LLVMValueRef thread_index(Cg *c, const uint32_t *col, int nbits)
+static LLVMValueRef thread_index(Cg *c, LLVMBuilderRef b, LLVMValueRef tid, const uint32_t *col, int nbits);
+
+/* The set bits of x lie at least d apart: x times a number below 2^d is an OR of shifted copies of x. */
+static bool spaced(uint32_t x, int d)
 {
-	LLVMBuilderRef b = c->pre;
+	for (int k = 1; k < d; k++)
+		if (x & (x << k))
+			return false;
+	return true;
+}
+
+static LLVMValueRef thread_index(Cg *c, LLVMBuilderRef b, LLVMValueRef tid, const uint32_t *col, int nbits)
+{
 	LLVMValueRef acc = NULL;
 	uint32_t seen = 0;
 	bool disjoint = true;
 	for (int i = 0; i < nbits; i++)
 		if (col[i]) {
-			disjoint = disjoint && !(col[i] & (col[i] - 1)) && !(seen & col[i]);
+			disjoint = disjoint && !(seen & col[i]);
 			seen |= col[i];
 		}
 	for (int i = 0; i < nbits;) {
@@ -209,9 +219,9 @@ static LLVMValueRef thread_index(Cg *c, const uint32_t *col, int nbits)
 		}
 		int n = 1;
 		bool single = !(col[i] & (col[i] - 1));
-		while (single && i + n < nbits && col[i + n] == col[i] << n)
+		while (i + n < nbits && col[i + n] == col[i] << n && spaced(col[i], n + 1))
 			n++;
-		LLVMValueRef t = c->tid;
+		LLVMValueRef t = tid;
 		if (i > 0)
 			t = LLVMBuildLShr(b, t, cg_i32c(c, i), "");
 		if (i + n < nbits)
@@ -232,24 +242,38 @@ static LLVMValueRef thread_index(Cg *c, const uint32_t *col, int nbits)
 	return acc ? acc : cg_i32c(c, 0);
 }
 
-LLVMValueRef cg_thread_index(Cg *c, const Layout *l)
+/* l's lane and warp columns as one list over the thread id's bits; returns the bit count. */
+static int id_columns(Cg *c, const Layout *l, uint32_t col[5 + 8])
 {
 	/* id bits past the program's threads are zero */
-	uint32_t col[5 + 8] = {0};
+	memset(col, 0, (5 + 8) * sizeof *col);
 	int nbits = 5 + ilog2((uint64_t)c->f->num_warps);
 	for (int i = 0; i < l->nlane && i < 5; i++)
 		col[i] = l->lane[i];
 	for (int i = 0; i < l->nwarp && 5 + i < nbits; i++)
 		col[5 + i] = l->warp[i];
+	return nbits;
+}
+
+/* Computed once per distinct set of columns, in the entry block (c->pre), so every later use is dominated by it. */
+static LLVMValueRef cached_thread_index(Cg *c, const uint32_t col[5 + 8], int nbits)
+{
 	for (int i = 0; i < c->nti; i++)
-		if (!memcmp(c->ti[i].col, col, sizeof col))
+		if (!memcmp(c->ti[i].col, col, sizeof c->ti[i].col))
 			return c->ti[i].v;
-	LLVMValueRef v = thread_index(c, col, nbits);
+	LLVMValueRef v = thread_index(c, c->pre, c->tid, col, nbits);
 	if (c->nti < CG_MAX_TI) {
-		memcpy(c->ti[c->nti].col, col, sizeof col);
+		memcpy(c->ti[c->nti].col, col, sizeof c->ti[c->nti].col);
 		c->ti[c->nti++].v = v;
 	}
 	return v;
+}
+
+LLVMValueRef cg_thread_index(Cg *c, const Layout *l)
+{
+	uint32_t col[5 + 8];
+	int nbits = id_columns(c, l, col);
+	return cached_thread_index(c, col, nbits);
 }
 
 uint32_t cg_thread_bits(const Layout *l)
@@ -283,15 +307,41 @@ static uint32_t folded(LLVMValueRef v)
 	return (uint32_t)LLVMConstIntGetZExtValue(v);
 }
 
-CgLin cg_lin(Cg *c, const Layout *l, CgLinFn f, int a0, int a1)
+/*
+ * f's map of l's elements: f applied to the thread index where it is cheap
+ * (a multiply), or, with columns set, f's image of the lane and warp columns
+ * made into a thread index of its own, here (f is linear over XOR, so both
+ * are f(thread index)).  A swizzle so costs no shifts and masks of the index
+ * other addresses share, which LLVM would rewrite for all of them (the
+ * pipelined matmul's loop lost its strength-reduced pointers).
+ */
+static CgLin lin(Cg *c, const Layout *l, CgLinFn f, int a0, int a1, bool columns)
 {
 	CgLin m = {.f = f, .a0 = a0, .a1 = a1};
 	uint32_t tb = cg_thread_bits(l);
 	for (uint32_t b = tb; b; b &= b - 1)
 		m.tmask |= folded(f(c, cg_i32c(c, b & -b), a0, a1));
-	m.fti = f(c, cg_thread_index(c, l), a0, a1);
+	if (columns) {
+		uint32_t col[5 + 8];
+		int nbits = id_columns(c, l, col);
+		for (int i = 0; i < nbits; i++)
+			if (col[i])
+				col[i] = folded(f(c, cg_i32c(c, col[i]), a0, a1));
+		m.fti = thread_index(c, c->b, c->tid, col, nbits);
+	} else
+		m.fti = f(c, cg_thread_index(c, l), a0, a1);
 	m.l = l;
 	return m;
+}
+
+CgLin cg_lin(Cg *c, const Layout *l, CgLinFn f, int a0, int a1)
+{
+	return lin(c, l, f, a0, a1, false);
+}
+
+CgLin cg_lin_columns(Cg *c, const Layout *l, CgLinFn f, int a0, int a1)
+{
+	return lin(c, l, f, a0, a1, true);
 }
 
 LLVMValueRef cg_lin_at(Cg *c, const CgLin *m, uint32_t r, uint32_t *add)
