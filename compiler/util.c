@@ -4,6 +4,9 @@
  * The arena is a list of chunks (chibicc's "never free", QBE's pools): an
  * allocation bumps a pointer in the newest chunk, a request too big for a
  * chunk gets a chunk of its own, and arena_free() releases the list at once.
+ * Under AddressSanitizer a chunk's free bytes stay poisoned and every
+ * allocation is followed by a poisoned gap, so reading or writing past an
+ * array the arena handed out is reported as it would be past a malloc.
  *
  * Diagnostics are formatted the way gcc and clang do it:
  *
@@ -25,6 +28,25 @@
 
 /* ---- arena ---- */
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#ifdef ARENA_ASAN
+void __asan_poison_memory_region(void *addr, size_t size);
+void __asan_unpoison_memory_region(void *addr, size_t size);
+#define POISON(p, n) __asan_poison_memory_region((p), (n))
+#define UNPOISON(p, n) __asan_unpoison_memory_region((p), (n))
+enum { REDZONE = 16 };
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+enum { REDZONE = 0 };
+#endif
+
 enum { CHUNK_SIZE = 64 * 1024, ALIGN = 16 };
 
 struct ArenaChunk {
@@ -41,6 +63,7 @@ static ArenaChunk *chunk_new(size_t size)
 	c->next = NULL;
 	c->size = size;
 	c->used = 0;
+	POISON(c->data, size);
 	return c;
 }
 
@@ -58,6 +81,7 @@ void arena_free(Arena *a)
 		return;
 	for (ArenaChunk *c = a->head, *next; c; c = next) {
 		next = c->next;
+		UNPOISON(c->data, c->size);
 		free(c);
 	}
 	free(a);
@@ -69,7 +93,7 @@ void arena_free(Arena *a)
  */
 void *arena_alloc(Arena *a, size_t n)
 {
-	size_t need = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+	size_t need = (n + REDZONE + ALIGN - 1) & ~(size_t)(ALIGN - 1);
 	if (need == 0)
 		need = ALIGN;
 	ArenaChunk *c = a->head;
@@ -91,7 +115,8 @@ void *arena_alloc(Arena *a, size_t n)
 	void *p = c->data + c->used;
 	c->used += need;
 	a->total += need;
-	memset(p, 0, need);
+	UNPOISON(p, n);
+	memset(p, 0, n);
 	return p;
 }
 

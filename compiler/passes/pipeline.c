@@ -60,6 +60,7 @@ typedef struct Pipe {
 	uint8_t *need;      /* per ValId of the body: in some slice */
 	ValId *map;         /* per ValId: its clone in the current round, or 0 */
 	int nvals;          /* values that existed when the pass started */
+	int nargs;          /* the body's arguments then (rewrite adds more, unmapped) */
 	Op *wait, *dot;     /* the async_wait in the body; the first dot of the loads */
 	ValId rd, rd_next;  /* the slot read this iteration and the next */
 } Pipe;
@@ -236,7 +237,7 @@ static void start_round(Pipe *p, ValId iv, const ValId *cur)
 {
 	memset(p->map, 0, sizeof(ValId) * (size_t)p->nvals);
 	p->map[p->body->args[0]] = iv;
-	for (int j = 1; j < p->body->nargs; j++)
+	for (int j = 1; j < p->nargs; j++)
 		if (p->need[p->body->args[j]])
 			p->map[p->body->args[j]] = cur[j];
 }
@@ -279,7 +280,7 @@ static void issue_copies(Pipe *p, Builder *b, ValId slot, ValId ok)
 static void next_carried(Pipe *p, ValId *cur)
 {
 	Op *y = p->body->last;
-	for (int j = 1; j < p->body->nargs; j++)
+	for (int j = 1; j < p->nargs; j++)
 		if (p->need[p->body->args[j]])
 			cur[j] = mapped(p, y->opnds[j - 1]);
 }
@@ -371,7 +372,7 @@ static void rewrite(Pipe *p, int nslots, int dist)
 {
 	Func *f = p->f;
 	Op *loop = p->loop;
-	int nargs0 = p->body->nargs;
+	int nargs0 = p->nargs;
 	ValId *cur = NEWN(f->arena, ValId, nargs0);
 	prologue(p, nslots, dist, cur);
 
@@ -629,7 +630,7 @@ static void wgmma_b_operands(Pipe *p)
  */
 static void pipeline_loop(Func *f, Op *loop)
 {
-	Pipe p = {.f = f, .loop = loop, .body = loop->blocks[0], .nvals = f->nvals};
+	Pipe p = {.f = f, .loop = loop, .body = loop->blocks[0], .nvals = f->nvals, .nargs = loop->blocks[0]->nargs};
 	if (!p.body->last || p.body->last->code != OP_YIELD)
 		return;
 	find_loads(&p);
