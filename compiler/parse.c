@@ -13,7 +13,8 @@
  * previous token, where the ';' belongs, not at the next line's first
  * token; and so is an unexpected end of file, which has no text to show.
  * Nesting (blocks, parentheses, unary operators, else-if chains, and the
- * operators of one `a + b + ...` chain, which make a deep tree) beyond
+ * operators of one `a + b + ...` chain or the indexes of one `x[:][:]...`,
+ * which make a deep tree) beyond
  * MAX_DEPTH levels is an error, so no input can overflow the stack here or
  * in the passes that recurse on the tree.
  *
@@ -278,14 +279,19 @@ static Node *primary(P *p)
 }
 
 // postfix = primary ("[" index ("," index)* "]")*
+// Each index is a level of the tree, like an operator of a chain.
 static Node *postfix(P *p)
 {
 	Node *n = primary(p);
+	int depth0 = p->depth;
 	for (;;) {
 		if (at(p, TK_LPAREN))
 			error_at(p->diag, p->tok->loc, "only a named function can be called");
-		if (!at(p, TK_LBRACK))
+		if (!at(p, TK_LBRACK)) {
+			p->depth = depth0;
 			return n;
+		}
+		enter_operator(p);
 		Node *ix = new_node(p, ND_INDEX, p->tok->loc);
 		int cap = 0;
 		p->tok++;
