@@ -1010,7 +1010,8 @@ static Rv index_expr(L *l, Node *n)
 	return (Rv){v, false};
 }
 
-static Rv expr(L *l, Node *n)
+/* An expression, which may have no value (a store): only a statement takes it as it is. */
+static Rv eval(L *l, Node *n)
 {
 	Loc saved = l->b.loc;
 	l->b.loc = n->loc;
@@ -1036,6 +1037,15 @@ static Rv expr(L *l, Node *n)
 	default: die("expr kind %d", n->kind);
 	}
 	l->b.loc = saved;
+	return r;
+}
+
+/* An expression whose value is used: every operand, argument and initialiser. */
+static Rv expr(L *l, Node *n)
+{
+	Rv r = eval(l, n);
+	if (!r.v)
+		error_at(l->d, n->loc, "'%s' has no value", n->kind == ND_CALL ? n->name : "expression");
 	return r;
 }
 
@@ -1282,13 +1292,11 @@ static void stmt(L *l, Node *n)
 	case ND_LET:
 	case ND_VAR: {
 		Rv v = expr(l, n->lhs);
-		if (!v.v)
-			error_at(l->d, n->lhs->loc, "'%s' has no value", n->lhs->name ? n->lhs->name : "expression");
 		bind(l, n->name, v.v, n->loc, n->kind == ND_VAR);
 		break;
 	}
 	case ND_ASSIGN: assign(l, n); break;
-	case ND_EXPR: expr(l, n->lhs); break;
+	case ND_EXPR: eval(l, n->lhs); break;
 	case ND_FOR: for_stmt(l, n); break;
 	case ND_IF: if_stmt(l, n); break;
 	case ND_BLOCK:
