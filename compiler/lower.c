@@ -23,6 +23,7 @@
 #include "token.h"
 
 #define MAX_NUMEL (1 << 20)
+#define MAX_PARAMS 256 /* of each kind: runtime and const */
 
 typedef struct Binding Binding;
 struct Binding {
@@ -1411,8 +1412,21 @@ static ValId constexpr_value(L *l, const Param *p, const CompileOptions *o)
 	return cast_to(l, v.v, p->ty.elem);
 }
 
+/* Counted first, so the duplicate scan below is quadratic in at most 512 names. */
+static void check_param_count(L *l, const Kernel *k)
+{
+	int n[2] = {0, 0};
+	for (int i = 0; i < k->nparams; i++) {
+		const Param *p = &k->params[i];
+		if (++n[p->is_const] > MAX_PARAMS)
+			error_at(l->d, p->loc, "too many %sparameters (at most %d)", p->is_const ? "const " : "",
+				 MAX_PARAMS);
+	}
+}
+
 static void check_params(L *l, const Kernel *k, const CompileOptions *o)
 {
+	check_param_count(l, k);
 	for (int i = 0; i < k->nparams; i++) {
 		const Param *p = &k->params[i];
 		for (int j = 0; j < i; j++)
@@ -1444,14 +1458,12 @@ Func *lower_kernel(Arena *a, Diag *d, const Program *p, const Kernel *k, const C
 	check_params(&l, k, o);
 
 	int nrt = 0;
-	Type types[256];
+	Type types[MAX_PARAMS];
 	const char **names = NEWN(a, const char *, k->nparams + 1);
 	for (int i = 0; i < k->nparams; i++) {
 		const Param *q = &k->params[i];
 		if (q->is_const)
 			continue;
-		if (nrt == 256)
-			error_at(d, q->loc, "too many parameters (at most 256)");
 		types[nrt] = q->ty.is_ptr ? type_ptr(q->ty.elem) : type_scalar(q->ty.elem);
 		names[nrt++] = q->name;
 	}
