@@ -9,11 +9,14 @@
 #include "ast.h"
 #include "ir.h"
 
+/* A constexpr's value from -D or the JIT; lower.c checks it against the parameter's type. */
+typedef enum DefineKind { DEF_INT, DEF_FLOAT, DEF_BOOL } DefineKind;
+
 typedef struct Define {
 	const char *name;
-	int64_t value;
-	bool is_float;
-	double fvalue;
+	int64_t value;             /* DEF_INT; DEF_BOOL (true/false): 1 or 0 */
+	DefineKind kind;
+	double fvalue;             /* DEF_FLOAT: a decimal, from -D only */
 } Define;
 
 /* EMIT_IR: target-independent IR (what the interpreter runs);

@@ -1388,19 +1388,37 @@ static int attr_value(L *l, const Attr *a, const CompileOptions *o)
 	return (int)v;
 }
 
+/*
+ * A define (-D, or the JIT's) for constexpr p, held to what a literal of p's
+ * type may be: a float only for a float, true/false only for i1 (which also
+ * takes 0 and 1, the JIT's defines being integers), and an integer that fits.
+ */
+static ValId define_value(L *l, const Param *p, const Define *d)
+{
+	ElemKind e = p->ty.elem;
+	bool fl = elem_is_float(e);
+	if ((d->kind == DEF_FLOAT && !fl) || (d->kind == DEF_BOOL && e != TY_I1))
+		error_at(l->d, p->loc, "-D %s: constexpr '%s' is %s, got %s", d->name, p->name, elem_name(e),
+			 d->kind == DEF_FLOAT ? "a float value" : "a boolean");
+	if (fl) {
+		double v = d->kind == DEF_FLOAT ? d->fvalue : (double)d->value;
+		if (isfinite(v) && fabs(v) >= float_limit(e))
+			error_at(l->d, p->loc, "-D %s: %g overflows %s", d->name, v, elem_name(e));
+		return cfloat(l, e, v);
+	}
+	if (e == TY_I1 && d->value != 0 && d->value != 1)
+		error_at(l->d, p->loc, "-D %s: constexpr '%s' is i1, got %lld (give true or false)", d->name, p->name,
+			 (long long)d->value);
+	if (wrap(e, d->value) != d->value)
+		error_at(l->d, p->loc, "-D %s: %lld does not fit in %s", d->name, (long long)d->value, elem_name(e));
+	return cint(l, e, d->value);
+}
+
 static ValId constexpr_value(L *l, const Param *p, const CompileOptions *o)
 {
-	for (int i = 0; i < o->ndefines; i++) {
-		const Define *d = &o->defines[i];
-		if (strcmp(d->name, p->name))
-			continue;
-		if (p->ty.elem == TY_F32 || p->ty.elem == TY_F64)
-			return cfloat(l, p->ty.elem, d->is_float ? d->fvalue : (double)d->value);
-		if (d->is_float)
-			error_at(l->d, p->loc, "-D %s: constexpr '%s' is %s, got a float value", d->name, p->name,
-				 elem_name(p->ty.elem));
-		return cint(l, p->ty.elem, p->ty.elem == TY_I1 ? d->value != 0 : wrap(p->ty.elem, d->value));
-	}
+	for (int i = 0; i < o->ndefines; i++)
+		if (!strcmp(o->defines[i].name, p->name))
+			return define_value(l, p, &o->defines[i]);
 	if (!p->defval)
 		error_at(l->d, p->loc, "constexpr '%s' has no default; give it with -D %s=...", p->name, p->name);
 	Rv v = expr(l, p->defval);

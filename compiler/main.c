@@ -7,7 +7,9 @@
  * and writes what was asked for.  Diagnostics go to stderr; any error exits 1.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,29 +81,60 @@ static int int_value(const char *s, const char *flag)
 	return (int)v;
 }
 
+/* NAME=VALUE: an integer (0x hex too), true or false, or a decimal; lower.c checks it against the type. */
 static Define parse_define(const char *s)
 {
 	Define d = {0};
-	const char *eq = strchr(s, '=');
+	const char *eq = strchr(s, '='), *v = eq ? eq + 1 : NULL;
 	if (!eq || eq == s)
 		fail("-D needs NAME=VALUE, got '%s'", s);
 	d.name = strndup(s, eq - s);
+	if (!strcmp(v, "true") || !strcmp(v, "false")) {
+		d.kind = DEF_BOOL;
+		d.value = v[0] == 't';
+		return d;
+	}
 	char *end;
 	errno = 0;
-	d.value = strtoll(eq + 1, &end, 0);
-	if (*end || end == eq + 1 || errno) {
-		if (!strcmp(eq + 1, "true") || !strcmp(eq + 1, "false")) {
-			d.value = eq[1] == 't';
-			return d;
-		}
-		errno = 0;
-		d.fvalue = strtod(eq + 1, &end);
-		if (*end || end == eq + 1 || errno)
-			fail("-D value must be a number, got '%s'", s);
-		d.is_float = true;
-		d.value = (int64_t)d.fvalue;
+	d.value = strtoll(v, &end, 0);
+	if (end != v && !*end) {
+		if (errno)
+			fail("-D value is out of range, got '%s'", s);
+		return d;
 	}
+	errno = 0;
+	d.fvalue = strtod(v, &end);
+	if (end == v || *end)
+		fail("-D value must be a number, got '%s'", s);
+	if (errno && isinf(d.fvalue))
+		fail("-D value is out of range, got '%s'", s);
+	d.kind = DEF_FLOAT;
 	return d;
+}
+
+/* The name of the --hints item at s, spaces trimmed. */
+static size_t hint_name(const char **s)
+{
+	*s += strspn(*s, " \t");
+	size_t n = strcspn(*s, "=,");
+	while (n && isspace((unsigned char)(*s)[n - 1]))
+		n--;
+	return n;
+}
+
+/* --hints n=16,stride=16: a parameter named twice is an error (pass_specialize checks each item). */
+static void check_hints(const char *hints)
+{
+	for (const char *a = hints; a; a = strchr(a, ',') ? strchr(a, ',') + 1 : NULL) {
+		const char *na = a;
+		size_t la = hint_name(&na);
+		for (const char *b = hints; la && b != a; b = strchr(b, ',') + 1) {
+			const char *nb = b;
+			size_t lb = hint_name(&nb);
+			if (la == lb && !memcmp(na, nb, la))
+				fail("--hints: parameter '%s' is given more than once", strndup(na, la));
+		}
+	}
 }
 
 static EmitKind emit_kind(const char *s)
@@ -159,6 +192,7 @@ int main(int argc, char **argv)
 			o.arch = value_of(argc, argv, &i, "--arch");
 		} else if (starts(a, "--hints")) {
 			o.div_hints = value_of(argc, argv, &i, "--hints");
+			check_hints(o.div_hints);
 		} else if (starts(a, "--print-after")) {
 			o.print_after = value_of(argc, argv, &i, "--print-after");
 		} else if (!strcmp(a, "-O0")) {

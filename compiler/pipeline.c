@@ -103,6 +103,13 @@ static Kernel *find_kernel(Compilation *c, const char *name)
 static int front_end(Compilation *c, const CompileOptions *o)
 {
 	if (is_ir_file(c->src.name)) {
+		/* what selects or specialises a source kernel means nothing to IR text */
+		if (o->ndefines)
+			error_plain(&c->diag, "-D does not apply to .ir input");
+		if (o->kernel)
+			error_plain(&c->diag, "--kernel does not apply to .ir input");
+		if (o->emit == EMIT_TOKENS || o->emit == EMIT_AST)
+			error_plain(&c->diag, "--emit=%s does not apply to .ir input", o->emit == EMIT_TOKENS ? "tokens" : "ast");
 		c->func = ir_parse(c->arena, &c->diag, &c->src);
 		c->func->diag = &c->diag;
 		if (o->num_warps)

@@ -53,7 +53,7 @@ static void one(int bh, int n, uint64_t seed)
 	double scale = 1.0 / sqrt((double)D);
 	/* the kernel gets scale as an f32 */
 	reference(bh, n, q, k, v, (double)(float)scale, want);
-	Define d[] = {{"BM", BM, false, 0}, {"BN", 32, false, 0}, {"D", D, false, 0}};
+	Define d[] = {{"BM", BM, DEF_INT, 0}, {"BN", 32, DEF_INT, 0}, {"D", D, DEF_INT, 0}};
 	for (int opt = 0; opt < 2; opt++) {
 		snprintf(label, sizeof label, "attention bh=%d n=%d opt=%d", bh, n, opt);
 		o[opt] = malloc(len * 2);

@@ -48,7 +48,7 @@ static void one(const char *kernel, Shape s, uint64_t seed)
 	float *bias = malloc((size_t)s.N * 4);
 	ref_fill_f32(&r, bias, (size_t)s.N, -2, 2);
 	reference(s, a, b, sbk, sbn, relu, linear ? bias : NULL, want);
-	Define d[] = {{"BM", 32, false, 0}, {"BN", 32, false, 0}, {"BK", 16, false, 0}, {"GROUP_M", 2, false, 0}};
+	Define d[] = {{"BM", 32, DEF_INT, 0}, {"BN", 32, DEF_INT, 0}, {"BK", 16, DEF_INT, 0}, {"GROUP_M", 2, DEF_INT, 0}};
 	int grid = cdiv(s.M, 32) * cdiv(s.N, 32);
 	for (int opt = 0; opt < 2; opt++) {
 		snprintf(label, sizeof label, "%s %dx%dx%d%s opt=%d", kernel, s.M, s.N, s.K, s.bt ? " (B transposed)" : "",
@@ -78,7 +78,7 @@ static void one_nt(Shape s, uint64_t seed)
 	ref_fill_f16(&r, w, (size_t)s.N * s.K, -1, 1);
 	/* W^T read as B: element (k, n) at n * K + k */
 	reference(s, a, w, 1, s.K, false, NULL, want);
-	Define d[] = {{"BM", 32, false, 0}, {"BN", 32, false, 0}, {"BK", 16, false, 0}};
+	Define d[] = {{"BM", 32, DEF_INT, 0}, {"BN", 32, DEF_INT, 0}, {"BK", 16, DEF_INT, 0}};
 	for (int opt = 0; opt < 2; opt++) {
 		snprintf(label, sizeof label, "matmul_nt %dx%dx%d opt=%d", s.M, s.N, s.K, opt);
 		c[opt] = malloc((size_t)s.M * s.N * 2);

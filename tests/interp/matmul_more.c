@@ -25,7 +25,7 @@ static void batched(int Z, int M, int N, int K, uint64_t seed)
 					       ref_f16_to_f32(b[((size_t)z * K + k) * N + j]);
 				want[((size_t)z * M + i) * N + j] = acc;
 			}
-	Define d[] = {{"BM", 32, false, 0}, {"BN", 32, false, 0}, {"BK", 16, false, 0}};
+	Define d[] = {{"BM", 32, DEF_INT, 0}, {"BN", 32, DEF_INT, 0}, {"BK", 16, DEF_INT, 0}};
 	for (int opt = 0; opt < 2; opt++) {
 		snprintf(label, sizeof label, "batched_matmul %dx%dx%dx%d opt=%d", Z, M, N, K, opt);
 		c[opt] = malloc(nc * 2);
@@ -57,7 +57,7 @@ static void f32(int M, int N, int K, int tf32, uint64_t seed)
 				acc += (double)a[(size_t)i * K + k] * b[(size_t)k * N + j];
 			want[(size_t)i * N + j] = acc;
 		}
-	Define d[] = {{"BM", 32, false, 0}, {"BN", 32, false, 0}, {"BK", 16, false, 0}, {"TF32", tf32, false, 0}};
+	Define d[] = {{"BM", 32, DEF_INT, 0}, {"BN", 32, DEF_INT, 0}, {"BK", 16, DEF_INT, 0}, {"TF32", tf32, DEF_INT, 0}};
 	for (int opt = 0; opt < 2; opt++) {
 		snprintf(label, sizeof label, "matmul_f32 %dx%dx%d tf32=%d opt=%d", M, N, K, tf32, opt);
 		c[opt] = malloc(nc * 4);

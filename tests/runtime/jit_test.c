@@ -140,6 +140,18 @@ static void test_compile_errors(void)
 	      TILEC_ERROR_COMPILE);
 	CHECK_HAS(log, "no const parameter named 'FOO'");
 	tilec_free_string(log);
+	/* Defines are checked as -D values are: one that does not fit, or an i1 other than 0 or 1. */
+	const char *consts = "kernel k(x: *f32, B: const i32 = 16, F: const i1 = false) { store(x, 1.0); }";
+	tilec_define wide[] = {{"B", 4294967312LL}}, flag[] = {{"F", 2}};
+	tilec_options ow = {.defines = wide, .ndefines = 1}, of = {.defines = flag, .ndefines = 1};
+	log = NULL;
+	CHECK(tilec_compile_ptx(consts, NULL, &ow, NULL, &log) == TILEC_ERROR_COMPILE);
+	CHECK_HAS(log, "<source>:1:19: error: -D B: 4294967312 does not fit in i32");
+	tilec_free_string(log);
+	log = NULL;
+	CHECK(tilec_compile_ptx(consts, NULL, &of, NULL, &log) == TILEC_ERROR_COMPILE);
+	CHECK_HAS(log, "constexpr 'F' is i1, got 2");
+	tilec_free_string(log);
 }
 
 static void test_invalid(void)
