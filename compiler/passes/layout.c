@@ -76,12 +76,20 @@ static int default_vec(Type t, ElemKind e)
 	return v < 1 ? 1 : v;
 }
 
-/* A tile of t spread over the program's threads: at most 2^LAYOUT_MAX_REG elements each. */
+/*
+ * What a thread may hold: MAX_PER_THREAD elements of one tile, and for a dot
+ * on CUDA cores (FMA) 2^MAX_FMA_BITS elements of an operand's register view,
+ * one multiply-add each, all unrolled.  Past them the code lives in local
+ * memory and LLVM takes seconds to minutes (layernorm with 4096 elements a
+ * thread: over two minutes; an i8 128x128x64 dot on one warp: 15 s).
+ */
+enum { MAX_PER_THREAD = 1024, MAX_FMA_BITS = 13 };
+
 static void check_per_thread(Func *f, Type t, Loc loc)
 {
-	if (type_numel(t) / (32 * (int64_t)f->num_warps) > (1 << LAYOUT_MAX_REG))
+	if (type_numel(t) / (32 * (int64_t)f->num_warps) > MAX_PER_THREAD)
 		error_at(f->diag, loc, "a tile of %lld elements is too large for %d warps (at most %d per thread)",
-		         (long long)type_numel(t), f->num_warps, 1 << LAYOUT_MAX_REG);
+		         (long long)type_numel(t), f->num_warps, MAX_PER_THREAD);
 }
 
 static int blocked(LayoutPass *p, Type t, ElemKind e, Loc loc)
@@ -217,9 +225,10 @@ static int dot_operand(LayoutPass *p, Op *op, int i, int R)
 		return R;
 	bool mma = layout_mma_ok(f, op), tf32 = !mma && layout_mma_tf32(f, op);
 	int bits = mma || tf32 ? layout_mma_operand_bits(&c, K, i, tf32) : ilog2((uint64_t)K) + c.nreg;
-	if (bits > LAYOUT_MAX_REG)
+	int most = mma || tf32 ? LAYOUT_MAX_REG : MAX_FMA_BITS;
+	if (bits > most)
 		error_at(f->diag, op->loc, "dot of %dx%dx%d is too large for %d warps (operand %s: more than %d elements "
-		         "per thread)", c.shape[0], c.shape[1], K, f->num_warps, i == 0 ? "A" : "B", 1 << LAYOUT_MAX_REG);
+		         "per thread)", c.shape[0], c.shape[1], K, f->num_warps, i == 0 ? "A" : "B", 1 << most);
 	if (mma || tf32) {
 		Layout l = mma ? (i == 0 ? layout_mma_a(&c, K) : layout_mma_b(&c, K))
 		               : (i == 0 ? layout_mma_a_tf32(&c, K) : layout_mma_b_tf32(&c, K));
