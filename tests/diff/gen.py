@@ -1,0 +1,2019 @@
+#!/usr/bin/env python3
+"""gen.py: random tile kernels with their launches, inputs and expected outputs.
+
+    python3 tests/diff/gen.py OUTDIR [--count N] [--seed S] [--only I]
+
+Writes OUTDIR/index.txt (one case directory a line) and, per case, OUTDIR/NNNN/:
+
+    kernel.tile   one kernel
+    case.txt      the launch, a line each: `kernel NAME`, `grid X Y Z`, `warps W E` (W for
+                  the launch, 0: the kernel's @num_warps; E the count in effect),
+                  `define NAME V`, `buffer NAME DTYPE COUNT in|out|inout`, then the
+                  runtime arguments in order: `arg buffer NAME`, `arg i32|f32 V NAME`
+    NAME.bin      the bytes of an input (in, inout) buffer, little-endian
+    NAME.want     an output's expected values, one f64 per element
+    NAME.tol      one f64 per element: |got - want| <= tol; a negative tol marks an
+                  element that no store may touch (its poison must survive)
+
+Kernels come in six shapes of program -- 1-D blocks, 1-D loops (grid-stride
+or a constexpr count of chunks), 2-D blocks, rows reduced in a loop,
+softmax-like rows with -inf padding (one pass or online), 3-D blocks --
+filled with random expressions: element-wise math (+ - * / div_rn %, exp,
+exp2, log, log2, sqrt, rsqrt, sigmoid, abs), casts among f16, bf16, f32,
+f64, i8, i16, i32 and i64, comparisons, where, maximum/minimum, reductions
+along any axis broadcast back into the tile, reductions of reductions,
+argmax/argmin, trans, if/else on runtime scalars and on constexpr flags;
+masked loads with `other` through plain, reversed, gathered, strided,
+shifted and broadcast index maps, masked stores with holes in the mask,
+atomic adds (many lanes to a few addresses too); tiles of 1 to 8192
+elements (1x256, 256x2, 4x1x64, ...), grids over all three axes, 1 to 32
+warps, constexprs given by default or by define.  While an expression is
+built each value carries the interval its elements can take, so only
+defined operations are generated (log of positives, division away from
+zero, no overflow).
+
+The reference is a second, independent evaluator of the same kernel in
+Python.  Every element carries its exact value (f64) and a bound on how far
+any correct implementation may be from it: 0 while the operation is exact
+(loads, selections, add/sub/cast of exact values rounded to the type, fmod,
+sums whose partial sums are all representable), else the propagated bound
+plus the operation's own error -- half an ulp of the type for rounded
+operations (a multiply stays inexact even when rounded, as the GPU may fuse
+it into an add), 2 ulp for `/` (div.full), 2^-21 relative for
+ex2/lg2/rsqrt.approx (plus |x| ulp for exp's scaling by log2 e), and for
+sums a count of roundings that covers any order the GPU reduces in.  A
+comparison, mask or argmax whose answer those bounds leave open is
+rejected (the case is drawn again), as is anything that overflows, divides
+near zero or makes the bound loose (over a twentieth of the output's
+scale).  The tolerance written is twice the bound.
+"""
+import argparse
+import math
+import os
+import random
+import re
+import struct
+import sys
+from array import array
+
+FLOATS = ('f32', 'f16', 'bf16', 'f64')
+INTS = ('i1', 'i8', 'i16', 'i32', 'i64')
+BITS = {'i1': 1, 'i8': 8, 'i16': 16, 'i32': 32, 'i64': 64}
+# half an ulp, relative (f64: a whole one, as the reference itself rounds in f64)
+U = {'f32': 2.0 ** -24, 'f16': 2.0 ** -11, 'bf16': 2.0 ** -8, 'f64': 2.0 ** -52}
+FLOOR = {'f32': 2.0 ** -126, 'f16': 2.0 ** -24, 'bf16': 2.0 ** -126, 'f64': 2.0 ** -1000}  # subnormals
+CAP = {'f32': 1e6, 'f16': 2e4, 'bf16': 1e6, 'f64': 1e6, 'i64': 2 ** 40, 'i32': 2 ** 28, 'i16': 2 ** 14,
+       'i8': 100, 'i1': 1}  # largest magnitude generated
+APPROX = 2.0 ** -21
+FRANK = {'f16': 1, 'bf16': 2, 'f32': 3, 'f64': 4}
+LOOSE = 0.05        # a bound over LOOSE * (|want| + rms of the output) rejects the case
+
+
+class Reject(Exception):
+    """The drawn kernel or inputs make no sharp test; draw again."""
+
+
+# ---- numbers ----
+
+def f16_list(v):
+    try:
+        return list(struct.unpack('<%de' % len(v), struct.pack('<%de' % len(v), *v)))
+    except (OverflowError, struct.error):
+        return [f16_one(x) for x in v]
+
+
+def f16_one(x):
+    try:
+        return struct.unpack('<e', struct.pack('<e', x))[0]
+    except (OverflowError, struct.error):
+        return math.copysign(math.inf, x)
+
+
+def bf16_bits(v):
+    u = array('I', array('f', v).tobytes())
+    return array('H', [(x >> 16) | 0x40 if (x & 0x7fffffff) > 0x7f800000 else
+                       (x + 0x7fff + ((x >> 16) & 1)) >> 16 for x in u])
+
+
+def rounded(dt, v):
+    """v rounded to nearest even in dt (through f32 for bf16: no double-rounding
+    case arises, as values are exact or carry a bound)."""
+    if dt == 'f32':
+        return array('f', v).tolist()
+    if dt == 'f16':
+        return f16_list(v)
+    if dt == 'bf16':
+        return array('f', array('I', [b << 16 for b in bf16_bits(v)]).tobytes()).tolist()
+    return v
+
+
+def to_bytes(dt, v):
+    if dt in ('f64', 'i8', 'i16', 'i64'):
+        return array({'f64': 'd', 'i8': 'b', 'i16': 'h', 'i64': 'q'}[dt], v).tobytes()
+    if dt == 'f32':
+        return array('f', v).tobytes()
+    if dt == 'f16':
+        return struct.pack('<%de' % len(v), *v)
+    if dt == 'bf16':
+        return bf16_bits(v).tobytes()
+    return array('i', v).tobytes()
+
+
+def c_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def c_rem(a, b):
+    return a - b * c_div(a, b)
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def bshape(a, b):
+    """numpy broadcasting of two shapes, or None."""
+    r = max(len(a), len(b))
+    a = (1,) * (r - len(a)) + a
+    b = (1,) * (r - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            return None
+        out.append(max(x, y))
+    return tuple(out)
+
+
+def promote(a, wa, b, wb):
+    """The computation type of two operands (lower.c promote())."""
+    if a == b:
+        return a
+    if wa != wb:
+        strong, weak = (b, a) if wa else (a, b)
+        if weak in FLOATS and strong not in FLOATS:
+            return 'f32'
+        return strong
+    if a in FLOATS and b in FLOATS:
+        if {a, b} == {'f16', 'bf16'}:
+            return 'f32'
+        return a if FRANK[a] > FRANK[b] else b
+    if a in FLOATS:
+        return a
+    if b in FLOATS:
+        return b
+    return a if BITS[a] >= BITS[b] else b
+
+
+def pretty(x):
+    if isinstance(x, int):
+        return str(x) if x >= 0 else '(%d)' % x
+    if math.isinf(x):
+        return 'inf' if x > 0 else '(-inf)'
+    s = repr(float(x))
+    return s if x >= 0 else '(%s)' % s
+
+
+# ---- tiles ----
+
+class T:
+    """A tile's elements (flat, row-major): exact values v and bounds e (None: all exact)."""
+    __slots__ = ('shape', 'dt', 'v', 'e')
+
+    def __init__(self, shape, dt, v, e=None):
+        self.shape, self.dt, self.v, self.e = shape, dt, v, e
+
+
+_bidx = {}
+
+
+def bcast_index(src, dst):
+    key = (src, dst)
+    if key not in _bidx:
+        s = (1,) * (len(dst) - len(src)) + src
+        strides, acc = [0] * len(dst), 1
+        for d in range(len(dst) - 1, -1, -1):
+            strides[d] = 0 if s[d] == 1 else acc
+            acc *= s[d]
+        idx = [0]
+        for d in range(len(dst)):
+            idx = [i + j * strides[d] for i in idx for j in range(dst[d])]
+        _bidx[key] = idx
+    return _bidx[key]
+
+
+def bcast(t, shape):
+    """(v, e) of t stretched to shape."""
+    if t.shape == shape:
+        return t.v, t.e
+    n = numel(shape)
+    if len(t.v) == 1:
+        return t.v * n, (t.e * n if t.e else None)
+    idx = bcast_index(t.shape, shape)
+    v = [t.v[i] for i in idx]
+    return v, ([t.e[i] for i in idx] if t.e else None)
+
+
+def check_finite(dt, v, e, ins):
+    """Reject overflow and NaN; -inf/inf must come from an exact infinite operand."""
+    if dt not in FLOATS:
+        return e
+    m = max(map(abs, v))
+    if m <= CAP[dt] * 4:
+        return e
+    if m != math.inf or not any(math.isinf(x) for t in ins for x in t.v):
+        raise Reject('overflow or NaN')
+    if any(x != x for x in v):
+        raise Reject('NaN')
+    if e is not None:
+        e = [0.0 if math.isinf(x) else y for x, y in zip(v, e)]
+    return e
+
+
+def convert(t, dt):
+    """cast(t, dt): floats round to nearest even, floats to ints truncate."""
+    if t.dt == dt:
+        return t
+    if dt in FLOATS:
+        v = t.v if t.dt in FLOATS else [float(x) for x in t.v]
+        r = rounded(dt, v)
+        if t.e is None:
+            check_finite(dt, r, None, [t])
+            return T(t.shape, dt, r)
+        u, fl = U[dt], FLOOR[dt]
+        e = [x + (0.0 if a == b else u * abs(a) + fl) for x, a, b in zip(t.e, v, r)]
+        return T(t.shape, dt, v, check_finite(dt, v, e, [t]))
+    if dt == 'i1':
+        if t.e is not None:
+            raise Reject('inexact to i1')
+        return T(t.shape, dt, [int(x != 0) for x in t.v])
+    lim = 2 ** (BITS[dt] - 1)
+    if t.dt in FLOATS:
+        if any(math.isinf(x) for x in t.v):
+            raise Reject('inf to int')
+        r = [int(x) for x in t.v]
+        e = None
+        if t.e is not None:
+            e = [float(max(int(x + y) - z, z - int(x - y))) for x, y, z in zip(t.v, t.e, r)]
+    else:
+        r, e = list(t.v), t.e
+    if any(not -lim <= x < lim for x in r):
+        raise Reject('out of range for %s' % dt)      # wraps in the interpreter, undefined on the GPU
+    return T(t.shape, dt, r, e if e and any(e) else None)
+
+
+# ---- expression nodes: source text, static range, evaluation ----
+#
+# Every node knows its shape, element type, whether it is a weak literal, and
+# the interval [lo, hi] its elements lie in over every lane (masked ones too).
+
+class Node:
+    weak = False
+    ninf = False    # some lanes may be -inf (a load with other=-inf)
+
+    def setup(self, shape, dt, lo, hi):
+        self.shape, self.dt, self.lo, self.hi = shape, dt, lo, hi
+        return self
+
+
+def like(shape, dt, lo, hi):
+    """Static facts alone, for a name whose value the generator knows better (loop variables)."""
+    return Node().setup(shape, dt, lo, hi)
+
+
+class Name(Node):
+    def __init__(self, name, like):
+        self.name = name
+        self.setup(like.shape, like.dt, like.lo, like.hi)
+        self.ninf = like.ninf
+
+    def src(self):
+        return self.name
+
+    def ev(self, cx):
+        return cx.env[self.name]
+
+
+class Lit(Node):
+    weak = True
+
+    def __init__(self, x):
+        self.x = x
+        self.setup((), 'i32' if isinstance(x, int) else 'f32', x, x)
+
+    def src(self):
+        return pretty(self.x)
+
+    def ev(self, cx):
+        return T((), self.dt, [self.x])
+
+
+class Param(Node):
+    """A runtime scalar parameter."""
+
+    def __init__(self, name, dt, value):
+        self.name, self.value = name, value
+        self.setup((), dt, value, value)
+
+    def src(self):
+        return self.name
+
+    def ev(self, cx):
+        return T((), self.dt, [self.value])
+
+
+class Const(Node):
+    """A constexpr parameter (i32, i1 or f32); it folds like a literal of its type."""
+
+    def __init__(self, name, dt, value):
+        self.name, self.value = name, value
+        self.setup((), dt, value, value)
+
+    def src(self):
+        return self.name
+
+    def ev(self, cx):
+        return T((), self.dt, [self.value])
+
+
+class Pid(Node):
+    def __init__(self, axis, count, grid_size):
+        self.axis, self.count = axis, count
+        self.setup((), 'i32', 0 if not count else grid_size, grid_size - 1 if not count else grid_size)
+
+    def src(self):
+        return '%s(%d)' % ('num_programs' if self.count else 'program_id', self.axis)
+
+    def ev(self, cx):
+        return T((), 'i32', [(cx.grid if self.count else cx.pid)[self.axis]])
+
+
+class Arange(Node):
+    """arange(lo, hi); `size` names the constexpr that sizes it, as in arange(0, BLOCK) or arange(8, 8 + BLOCK)."""
+
+    def __init__(self, lo, hi, size=None):
+        self.a, self.b, self.size = lo, hi, size
+        self.setup((hi - lo,), 'i32', lo, hi - 1)
+
+    def src(self):
+        if self.size:
+            return 'arange(%d, %s)' % (self.a, self.size if self.a == 0 else '%d + %s' % (self.a, self.size))
+        return 'arange(%d, %d)' % (self.a, self.b)
+
+    def ev(self, cx):
+        return T(self.shape, 'i32', list(range(self.a, self.b)))
+
+
+def interval(op, a, b):
+    if op == '+':
+        return a.lo + b.lo, a.hi + b.hi
+    if op == '-':
+        return a.lo - b.hi, a.hi - b.lo
+    if op == '*':
+        p = [x * y for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+        return min(p), max(p)
+    if op == '/':
+        if b.lo <= 0 <= b.hi:
+            return -math.inf, math.inf
+        p = [x / y for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+        return min(p), max(p)
+    if op == '%':
+        m = max(abs(b.lo), abs(b.hi))
+        if a.dt not in FLOATS and b.dt not in FLOATS:
+            m -= 1
+        return (-m if a.lo < 0 else 0), (m if a.hi > 0 else 0)
+    if op in ('&', '|', '^'):
+        m = 1 << max(1, int(max(abs(a.lo), abs(a.hi), abs(b.lo), abs(b.hi)))).bit_length()
+        return (-m if min(a.lo, b.lo) < 0 else 0), m
+    if op == '>>':
+        return min(a.lo, 0), max(a.hi, 0)
+    if op == '<<':
+        return a.lo * (1 << b.hi), a.hi * (1 << b.hi)
+    return 0, 1
+
+
+CMPS = ('<', '<=', '>', '>=', '==', '!=')
+
+
+class Bin(Node):
+    """a OP b with broadcasting and promotion; OP is arithmetic, bitwise or a comparison."""
+
+    def __init__(self, op, a, b, rn=False):
+        self.op, self.a, self.b, self.rn = op, a, b, rn
+        shape = bshape(a.shape, b.shape)
+        assert shape is not None, (a.shape, b.shape)
+        e = promote(a.dt, a.weak, b.dt, b.weak)
+        if op in ('&&', '||'):
+            e = 'i1'
+        elif e == 'i1' and op not in CMPS and op not in ('&', '|', '^'):
+            e = 'i32'
+        self.cdt = e
+        lo, hi = interval(op, a, b)
+        self.setup(shape, 'i1' if op in CMPS else e, lo, hi)
+        self.weak = a.weak and b.weak
+        if op in CMPS:
+            self.lo, self.hi = 0, 1
+        self.ninf = a.ninf or b.ninf
+
+    def src(self):
+        if self.rn:
+            return 'div_rn(%s, %s)' % (self.a.src(), self.b.src())
+        return '(%s %s %s)' % (self.a.src(), self.op, self.b.src())
+
+    def ev(self, cx):
+        A, B = convert(self.a.ev(cx), self.cdt), convert(self.b.ev(cx), self.cdt)
+        av, ae = bcast(A, self.shape)
+        bv, be = bcast(B, self.shape)
+        op, dt = self.op, self.cdt
+        if op in CMPS:
+            return compare(op, self.shape, av, ae, bv, be)
+        if dt not in FLOATS:
+            if (ae or be) and op not in ('+', '-', '*'):
+                raise Reject('inexact integer %s' % op)    # (ambiguous i1 included)
+            v = int_op(op, av, bv)
+            e = None
+            if ae or be:
+                ae, be = ae or [0.0] * len(v), be or [0.0] * len(v)
+                e = [abs(x) * q + abs(y) * p + p * q if op == '*' else p + q
+                     for x, y, p, q in zip(av, bv, ae, be)]
+            return T(self.shape, self.dt, v, e)
+        return T(self.shape, dt, *float_op(op, dt, self.rn, av, ae, bv, be, [A, B]))
+
+
+def int_op(op, a, b):
+    if op == '&&':
+        return [x & y for x, y in zip(a, b)]
+    if op == '||':
+        return [x | y for x, y in zip(a, b)]
+    if op == '+':
+        return [x + y for x, y in zip(a, b)]
+    if op == '-':
+        return [x - y for x, y in zip(a, b)]
+    if op == '*':
+        return [x * y for x, y in zip(a, b)]
+    if op == '/':
+        return [c_div(x, y) for x, y in zip(a, b)]
+    if op == '%':
+        return [c_rem(x, y) for x, y in zip(a, b)]
+    if op == '&':
+        return [x & y for x, y in zip(a, b)]
+    if op == '|':
+        return [x | y for x, y in zip(a, b)]
+    if op == '^':
+        return [x ^ y for x, y in zip(a, b)]
+    if op == '<<':
+        return [x << y for x, y in zip(a, b)]
+    if op == '>>':
+        return [x >> y for x, y in zip(a, b)]
+    raise AssertionError(op)
+
+
+def float_op(op, dt, rn, av, ae, bv, be, ins):
+    u, fl = U[dt], FLOOR[dt]
+    if op == '/':
+        if any(y == 0 for y in bv):
+            raise Reject('division by zero')
+        v = [x / y for x, y in zip(av, bv)]
+        if ae is None and be is None and rn:
+            return rounded(dt, v), None
+        ae, be = ae or [0.0] * len(v), be or [0.0] * len(v)
+        if any(abs(y) <= 2 * q for y, q in zip(bv, be)):
+            raise Reject('division near zero')
+        own = u if rn or dt == 'f64' else 4 * U['f32'] + (u if dt != 'f32' else 0)
+        e = [(p + abs(r) * q) / (abs(y) - q) + own * abs(r) + fl for r, y, p, q in zip(v, bv, ae, be)]
+        return v, check_finite(dt, v, e, ins)
+    if op == '%':       # fmod: exact when its operands are
+        if any(abs(y) <= 2 * q for y, q in zip(bv, be or [0.0] * len(bv))):
+            raise Reject('fmod near zero')
+        v = [math.fmod(x, y) for x, y in zip(av, bv)]
+        if ae is None and be is None:
+            return v, None
+        ae, be = ae or [0.0] * len(v), be or [0.0] * len(v)
+        e = []
+        for x, y, p, q, z in zip(av, bv, ae, be, v):
+            k = math.trunc(x / y)
+            if any(math.trunc((x + s * p) / (y + t * q)) != k for s in (-1, 1) for t in (-1, 1)):
+                raise Reject('fmod too close to a multiple')
+            e.append(p + abs(k) * q + u * abs(z) + fl)
+        return v, e
+    if op == '+':
+        v = [x + y for x, y in zip(av, bv)]
+    elif op == '-':
+        v = [x - y for x, y in zip(av, bv)]
+    else:
+        v = [x * y for x, y in zip(av, bv)]
+    if ae is None and be is None:
+        r = rounded(dt, v)
+        if op != '*' or (r == v and dt != 'f64'):     # an f64 product is already rounded here
+            check_finite(dt, r, None, ins)
+            return r, None
+        e = [0.0 if x == y else u * abs(x) + fl for x, y in zip(v, r)]
+        return v, check_finite(dt, v, e, ins)
+    ae, be = ae or [0.0] * len(v), be or [0.0] * len(v)
+    if op == '*':
+        e = [abs(x) * q + abs(y) * p + p * q + u * abs(r) + fl for r, x, y, p, q in zip(v, av, bv, ae, be)]
+    else:
+        e = [p + q + u * abs(r) + fl for r, p, q in zip(v, ae, be)]
+    return v, check_finite(dt, v, e, ins)
+
+
+def compare(op, shape, av, ae, bv, be):
+    f = {'<': lambda x, y: x < y, '<=': lambda x, y: x <= y, '>': lambda x, y: x > y,
+         '>=': lambda x, y: x >= y, '==': lambda x, y: x == y, '!=': lambda x, y: x != y}[op]
+    v = [int(f(x, y)) for x, y in zip(av, bv)]
+    if ae is None and be is None:
+        return T(shape, 'i1', v)
+    ae, be = ae or [0] * len(v), be or [0] * len(v)
+    amb = [int(abs(x - y) <= p + q) for x, y, p, q in zip(av, bv, ae, be)]
+    return T(shape, 'i1', v, amb if any(amb) else None)
+
+
+def un_interval(fn, lo, hi):
+    if fn == 'not':
+        return 0, 1
+    if fn == 'neg':
+        return -hi, -lo
+    if fn == 'abs':
+        return (0 if lo <= 0 <= hi else min(abs(lo), abs(hi))), max(abs(lo), abs(hi))
+    if fn == 'exp':
+        return math.exp(lo), math.exp(hi)
+    if fn == 'exp2':
+        return 2.0 ** lo, 2.0 ** hi
+    if fn == 'log':
+        return math.log(lo), math.log(hi)
+    if fn == 'log2':
+        return math.log2(lo), math.log2(hi)
+    if fn == 'sqrt':
+        return math.sqrt(lo), math.sqrt(hi)
+    if fn == 'rsqrt':
+        return 1 / math.sqrt(hi), 1 / math.sqrt(lo)
+    return 1 / (1 + math.exp(-lo)), 1 / (1 + math.exp(-hi))     # sigmoid
+
+
+class Un(Node):
+    """-x, abs, and the float math functions."""
+
+    def __init__(self, fn, a):
+        self.fn, self.a = fn, a
+        try:
+            lo, hi = un_interval(fn, a.lo, a.hi)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            lo, hi = -math.inf, math.inf      # the generator never picks it; built on purpose
+        self.setup(a.shape, a.dt, lo, hi)
+
+    def src(self):
+        if self.fn == 'neg':
+            return '(-%s)' % self.a.src()
+        if self.fn == 'not':
+            return '(!%s)' % self.a.src()
+        return '%s(%s)' % (self.fn, self.a.src())
+
+    def ev(self, cx):
+        A = self.a.ev(cx)
+        return unary(self.fn, A)
+
+
+def unary(fn, A):
+    dt, v, e = A.dt, A.v, A.e
+    if fn == 'not':
+        return T(A.shape, dt, [1 - x for x in v], e)
+    if fn == 'neg':
+        return T(A.shape, dt, [-x for x in v], e)
+    if fn == 'abs':
+        return T(A.shape, dt, [abs(x) for x in v], e)
+    if fn == 'sigmoid':     # as lowered: 1 / (1 + exp(-x))
+        x = unary('exp', unary('neg', A))
+        one = [1.0] * len(v)
+        d = T(A.shape, dt, *float_op('+', dt, False, x.v, x.e, one, None, [x]))
+        return T(A.shape, dt, *float_op('/', dt, False, one, None, d.v, d.e, [d]))
+    u, fl = U[dt], FLOOR[dt]
+    half = u if dt != 'f32' else 0.0
+    ae = e or [0.0] * len(v)
+    try:
+        if fn == 'sqrt':
+            r = [math.sqrt(x) for x in v]
+            if e is None:
+                return T(A.shape, dt, rounded(dt, r))
+            er = [min(math.sqrt(p), p / math.sqrt(x) if x > 0 else math.inf) + u * y + fl
+                  for x, y, p in zip(v, r, ae)]
+            return T(A.shape, dt, r, er)
+        if fn in ('exp', 'exp2'):
+            k = 1.0 if fn == 'exp' else math.log(2)
+            r = [math.exp(x * k) if x != -math.inf else 0.0 for x in v]
+            er = [0.0 if x == -math.inf else
+                  y * (math.expm1(p * k + (abs(x) + p) * U['f32'] * 2) + APPROX + half) + fl
+                  for x, y, p in zip(v, r, ae)]
+            return T(A.shape, dt, r, check_finite(dt, r, er, [A]))
+        if fn in ('log', 'log2'):
+            if any(x <= p for x, p in zip(v, ae)):
+                raise Reject('log of a non-positive')
+            k = 1.0 if fn == 'log' else 1 / math.log(2)
+            r = [math.log(x) * k for x in v]
+            er = [k * p / (x - p) + APPROX * (1 + abs(y)) + (U['f32'] + half) * abs(y) + fl
+                  for x, y, p in zip(v, r, ae)]
+            return T(A.shape, dt, r, er)
+        if fn == 'rsqrt':
+            if any(x <= 2 * p for x, p in zip(v, ae)):
+                raise Reject('rsqrt of a non-positive')
+            r = [1 / math.sqrt(x) for x in v]
+            er = [(1 / math.sqrt(x - p) - y) + (APPROX + half) * y + fl for x, y, p in zip(v, r, ae)]
+            return T(A.shape, dt, r, er)
+    except (ValueError, OverflowError):
+        raise Reject('%s out of its domain' % fn)
+    raise AssertionError(fn)
+
+
+class MinMax(Node):
+    def __init__(self, fn, a, b):
+        self.fn, self.a, self.b = fn, a, b
+        self.cdt = promote(a.dt, a.weak, b.dt, b.weak)
+        f = max if fn == 'maximum' else min
+        self.setup(bshape(a.shape, b.shape), self.cdt, f(a.lo, b.lo), f(a.hi, b.hi))
+        self.ninf = a.ninf and b.ninf if fn == 'maximum' else a.ninf or b.ninf
+
+    def src(self):
+        return '%s(%s, %s)' % (self.fn, self.a.src(), self.b.src())
+
+    def ev(self, cx):
+        av, ae = bcast(convert(self.a.ev(cx), self.cdt), self.shape)
+        bv, be = bcast(convert(self.b.ev(cx), self.cdt), self.shape)
+        f = max if self.fn == 'maximum' else min
+        v = [f(x, y) for x, y in zip(av, bv)]
+        e = None
+        if ae or be:
+            ae, be = ae or [0.0] * len(v), be or [0.0] * len(v)
+            e = [max(p, q) for p, q in zip(ae, be)]
+        return T(self.shape, self.cdt, v, e)
+
+
+class Where(Node):
+    def __init__(self, c, a, b, kw=False):
+        self.c, self.a, self.b, self.kw = c, a, b, kw
+        self.cdt = promote(a.dt, a.weak, b.dt, b.weak)
+        self.setup(bshape(bshape(c.shape, a.shape), b.shape), self.cdt, min(a.lo, b.lo), max(a.hi, b.hi))
+        self.weak = a.weak and b.weak
+        self.ninf = a.ninf or b.ninf
+
+    def src(self):
+        if self.kw:
+            return 'where(cond=%s, a=%s, b=%s)' % (self.c.src(), self.a.src(), self.b.src())
+        return 'where(%s, %s, %s)' % (self.c.src(), self.a.src(), self.b.src())
+
+    def ev(self, cx):
+        cv, ce = bcast(self.c.ev(cx), self.shape)
+        av, ae = bcast(convert(self.a.ev(cx), self.cdt), self.shape)
+        bv, be = bcast(convert(self.b.ev(cx), self.cdt), self.shape)
+        v = [x if c else y for c, x, y in zip(cv, av, bv)]
+        if ae is None and be is None and ce is None:
+            return T(self.shape, self.cdt, v)
+        n = len(v)
+        ae, be, ce = ae or [0.0] * n, be or [0.0] * n, ce or [0] * n
+        e = [(p if c else q) + (abs(x - y) + max(p, q) if a else 0.0)
+             for c, a, x, y, p, q in zip(cv, ce, av, bv, ae, be)]
+        if any(math.isinf(x) or x != x for x in e):
+            raise Reject('ambiguous where over inf')
+        return T(self.shape, self.cdt, v, e)
+
+
+class Cast(Node):
+    def __init__(self, a, dt):
+        self.a = a
+        lo, hi = a.lo, a.hi
+        if dt not in FLOATS and a.dt in FLOATS:
+            lo, hi = math.trunc(lo), math.trunc(hi)
+        self.setup(a.shape, dt, lo, hi)
+
+    def src(self):
+        return 'cast(%s, %s)' % (self.a.src(), self.dt)
+
+    def ev(self, cx):
+        return convert(self.a.ev(cx), self.dt)
+
+
+class Index(Node):
+    """x[:, None], x[None, :], s[None]"""
+
+    def __init__(self, a, pattern):
+        self.a, self.pattern = a, pattern
+        shape, it = [], iter(a.shape)
+        for p in pattern:
+            shape.append(next(it) if p == ':' else 1)
+        self.setup(tuple(shape), a.dt, a.lo, a.hi)
+        self.ninf = a.ninf
+
+    def src(self):
+        return '%s[%s]' % (self.a.src(), ', '.join(':' if p == ':' else 'None' for p in self.pattern))
+
+    def ev(self, cx):
+        t = self.a.ev(cx)
+        return T(self.shape, t.dt, t.v, t.e)
+
+
+class Trans(Node):
+    def __init__(self, a):
+        self.a = a
+        self.setup((a.shape[1], a.shape[0]), a.dt, a.lo, a.hi)
+
+    def src(self):
+        return 'trans(%s)' % self.a.src()
+
+    def ev(self, cx):
+        t = self.a.ev(cx)
+        m, n = t.shape
+        idx = [i * n + j for j in range(n) for i in range(m)]
+        return T(self.shape, t.dt, [t.v[i] for i in idx], [t.e[i] for i in idx] if t.e else None)
+
+
+class Full(Node):
+    """zeros(shape, dt) or full(shape, value, dt); `names` spells the dimensions (constexprs)."""
+
+    def __init__(self, shape, value, dt, zeros=False, names=None):
+        self.value, self.zeros, self.names = value, zeros, names
+        self.setup(shape, dt, value, value)
+        self.ninf = value == -math.inf
+
+    def src(self):
+        dims = self.names or list(map(str, self.shape))
+        s = '[%s]' % ', '.join(dims) if len(dims) > 1 or self.zeros else dims[0]
+        if self.zeros:
+            return 'zeros(%s, %s)' % (s, self.dt)
+        return 'full(%s, %s, %s)' % (s, pretty(self.value), self.dt)
+
+    def ev(self, cx):
+        x = convert(T((), 'f32' if isinstance(self.value, float) else 'i32', [self.value]), self.dt).v[0]
+        return T(self.shape, self.dt, [x] * numel(self.shape))
+
+
+class Reduce(Node):
+    """sum, max, min, argmax, argmin along an axis; the axis may be written negative or by keyword."""
+
+    def __init__(self, fn, a, axis, style=0):
+        self.fn, self.a, self.axis, self.style = fn, a, axis, style
+        shape = a.shape[:axis] + a.shape[axis + 1:]
+        n = a.shape[axis]
+        dt = a.dt
+        if fn == 'sum':
+            dt = 'f32' if a.dt in ('f16', 'bf16') else 'i32' if a.dt in ('i1', 'i8', 'i16') else a.dt
+            lo, hi = n * a.lo if a.lo < 0 else a.lo, n * a.hi if a.hi > 0 else a.hi
+        elif fn in ('argmax', 'argmin'):
+            dt, lo, hi = 'i32', 0, n - 1
+        else:
+            lo, hi = a.lo, a.hi
+        self.setup(shape, dt, lo, hi)
+
+    def src(self):
+        ax = self.axis - len(self.a.shape) if self.style == 1 else self.axis
+        if self.style == 2:
+            return '%s(%s, axis=%d)' % (self.fn, self.a.src(), ax)
+        return '%s(%s, %d)' % (self.fn, self.a.src(), ax)
+
+    def ev(self, cx):
+        t = self.a.ev(cx)
+        if self.fn == 'sum':
+            t = convert(t, self.dt)
+        shape, ax = t.shape, self.axis
+        n, inner = shape[ax], numel(shape[ax + 1:])
+        v, e = [], []
+        for o in range(numel(shape[:ax])):
+            for i in range(inner):
+                g = slice(o * n * inner + i, (o + 1) * n * inner, inner)
+                x, y = reduce_group(self.fn, t.dt, t.v[g], t.e[g] if t.e else None, cx.warps, len(t.v))
+                v.append(x)
+                e.append(y)
+        return T(self.shape, self.dt, v, e if any(e) else None)
+
+
+def reduce_group(fn, dt, v, e, warps, tile_n):
+    n = len(v)
+    if fn in ('max', 'min'):
+        f = max if fn == 'max' else min
+        return f(v), (max(e) if e else 0.0)
+    if fn in ('argmax', 'argmin'):
+        best = 0
+        for j in range(1, n):
+            if (v[j] > v[best]) if fn == 'argmax' else (v[j] < v[best]):
+                best = j
+        if e:
+            x, p = v[best], e[best]
+            for j in range(n):
+                if v[j] != x and abs(v[j] - x) <= p + e[j]:
+                    raise Reject('argmax too close to call')
+        return best, 0.0
+    # sum
+    if dt not in FLOATS:
+        return sum(v), (sum(e) if e else 0.0)
+    s = math.fsum(v)
+    a = math.fsum(map(abs, v))
+    if math.isinf(a):
+        raise Reject('sum over inf')
+    if not e:
+        d = max(x.as_integer_ratio()[1] for x in v)
+        if a * d < 2 ** (53 if dt == 'f64' else 24):
+            return s, 0.0
+    # any order: a thread's own elements in sequence, then a butterfly, then warps
+    per_thread = min(n, max(8, -(-tile_n // 32)))
+    k = per_thread + n.bit_length() + warps + 8
+    return s, (math.fsum(e) if e else 0.0) + k * U[dt] * a + FLOOR[dt] * n
+
+
+class Ptr(Node):
+    """buffer + offsets; written as `p + off`, or `p + a + b` when off = a + b."""
+
+    def __init__(self, buf, off, split=False):
+        self.buf, self.off, self.split = buf, off, split
+        self.setup(off.shape, 'ptr', off.lo, off.hi)
+
+    def src(self):
+        o = self.off
+        if self.split and isinstance(o, Bin) and o.op == '+':
+            return '%s + %s + %s' % (self.buf.name, o.a.src(), o.b.src())
+        return '%s + %s' % (self.buf.name, o.src())
+
+    def ev(self, cx):
+        t = self.off.ev(cx)
+        if t.e:
+            raise AssertionError('inexact offsets')
+        return t
+
+
+class Load(Node):
+    def __init__(self, ptr, mask=None, other=None, kw=False):
+        self.ptr, self.mask, self.other, self.kw = ptr, mask, other, kw
+        b = ptr.buf
+        lo, hi = b.lo, b.hi
+        if other is not None:
+            lo, hi = min(lo, other.lo), max(hi, other.hi)
+        elif mask is not None:
+            lo, hi = min(lo, 0), max(hi, 0)
+        self.setup(ptr.shape, b.dt, lo, hi)
+        self.ninf = other is not None and other.lo == -math.inf
+
+    def src(self):
+        p = self.ptr.src()
+        if self.mask is None:
+            return 'load(%s)' % p
+        if self.kw:
+            o = ', other=%s' % self.other.src() if self.other is not None else ''
+            return 'load(%s, mask=%s%s)' % (p, self.mask.src(), o)
+        o = ', %s' % self.other.src() if self.other is not None else ''
+        return 'load(%s, %s%s)' % (p, self.mask.src(), o)
+
+    def ev(self, cx):
+        off = self.ptr.ev(cx).v
+        b = self.ptr.buf
+        data = b.data
+        n = len(off)
+        if self.mask is None:
+            m = [1] * n
+        else:
+            m, amb = bcast(self.mask.ev(cx), self.shape)
+            if amb:
+                raise Reject('ambiguous load mask')
+        if self.other is not None:
+            o = convert(self.other.ev(cx), b.dt).v[0]
+        else:
+            o = 0.0 if b.dt in FLOATS else 0
+        v = []
+        for i, k in zip(off, m):
+            if k:
+                if not 0 <= i < b.size:
+                    raise AssertionError('%s: load at %d of %d' % (b.name, i, b.size))
+                v.append(data[i])
+            else:
+                v.append(o)
+        return T(self.shape, b.dt, v)
+
+
+# ---- statements ----
+
+class Let:
+    def __init__(self, name, node, var=False):
+        self.name, self.node, self.var = name, node, var
+
+    def lines(self, ind):
+        return ['%s%s %s = %s;' % (ind, 'var' if self.var else 'let', self.name, self.node.src())]
+
+    def run(self, cx):
+        cx.env[self.name] = self.node.ev(cx)
+
+
+class Assign:
+    """name op= node; node's type is the variable's (checked)."""
+
+    def __init__(self, name, op, node, like):
+        self.name, self.op, self.node, self.like = name, op, node, like
+
+    def lines(self, ind):
+        return ['%s%s %s %s;' % (ind, self.name, self.op, self.node.src())]
+
+    def run(self, cx):
+        if self.op == '=':
+            t = self.node.ev(cx)
+        else:
+            t = Bin(self.op[0], self.like, self.node).ev(cx)
+        old = cx.env[self.name]
+        if t.shape != old.shape:
+            t = T(old.shape, t.dt, *bcast(t, old.shape))
+        assert t.dt == old.dt, (self.name, t.dt, old.dt)
+        cx.env[self.name] = t
+
+
+class For:
+    def __init__(self, iv, lo, hi, step, body):
+        self.iv, self.lo, self.hi, self.step, self.body = iv, lo, hi, step, body
+
+    def lines(self, ind):
+        r = [self.lo.src(), self.hi.src()] if self.lo is not None else [self.hi.src()]
+        if self.step is not None:
+            r.append(self.step.src())
+        out = ['%sfor %s in range(%s) {' % (ind, self.iv, ', '.join(r))]
+        for s in self.body:
+            out += s.lines(ind + '    ')
+        return out + [ind + '}']
+
+    def run(self, cx):
+        lo = self.lo.ev(cx).v[0] if self.lo is not None else 0
+        hi = self.hi.ev(cx).v[0]
+        step = self.step.ev(cx).v[0] if self.step is not None else 1
+        i = lo
+        while i < hi:
+            cx.env[self.iv] = T((), 'i32', [i])
+            for s in self.body:
+                s.run(cx)
+            i += step
+            cx.iters += 1
+
+
+class If:
+    def __init__(self, cond, then, else_):
+        self.cond, self.then, self.else_ = cond, then, else_
+
+    def lines(self, ind):
+        out = ['%sif %s {' % (ind, self.cond.src())]
+        for s in self.then:
+            out += s.lines(ind + '    ')
+        if self.else_:
+            out.append(ind + '} else {')
+            for s in self.else_:
+                out += s.lines(ind + '    ')
+        return out + [ind + '}']
+
+    def run(self, cx):
+        c = self.cond.ev(cx)
+        if c.e:
+            raise Reject('ambiguous if')
+        for s in (self.then if c.v[0] else self.else_):
+            s.run(cx)
+
+
+class Store:
+    """store (or atomic_add) of node through ptr where mask holds."""
+
+    def __init__(self, ptr, node, mask=None, atomic=False, kw=False):
+        self.ptr, self.node, self.mask, self.atomic, self.kw = ptr, node, mask, atomic, kw
+
+    def lines(self, ind):
+        f = 'atomic_add' if self.atomic else 'store'
+        m = ''
+        if self.mask is not None:
+            m = (', mask=%s' if self.kw else ', %s') % self.mask.src()
+        return ['%s%s(%s, %s%s);' % (ind, f, self.ptr.src(), self.node.src(), m)]
+
+    def run(self, cx):
+        b = self.ptr.buf
+        off = self.ptr.ev(cx).v
+        shape = self.ptr.shape
+        t = convert(self.node.ev(cx), b.dt)
+        v, e = bcast(t, shape)
+        m, amb = bcast(self.mask.ev(cx), shape) if self.mask is not None else ([1] * len(off), None)
+        if amb:
+            raise Reject('ambiguous store mask')
+        e = e or [0.0] * len(v)
+        for i, k, x, y in zip(off, m, v, e):
+            if not k:
+                continue
+            if not 0 <= i < b.size:
+                raise AssertionError('%s: store at %d of %d' % (b.name, i, b.size))
+            if self.atomic:
+                b.want[i] += x
+                b.tol[i] += y
+                b.adds[i] += 1
+                b.mag[i] += abs(x)
+            else:
+                if b.tol[i] >= 0:
+                    raise AssertionError('%s[%d] stored twice' % (b.name, i))
+                b.want[i], b.tol[i] = x, y
+
+
+def walk(body):
+    for s in body:
+        yield s
+        for sub in (getattr(s, 'body', None), getattr(s, 'then', None), getattr(s, 'else_', None)):
+            if sub:
+                yield from walk(sub)
+
+
+def drop(body, dead):
+    out = []
+    for s in body:
+        if isinstance(s, Let) and s.name in dead:
+            continue
+        if isinstance(s, For):
+            s.body = drop(s.body, dead)
+        if isinstance(s, If):
+            s.then, s.else_ = drop(s.then, dead), drop(s.else_, dead)
+        out.append(s)
+    return out
+
+
+# ---- buffers and the case ----
+
+class Buf:
+    def __init__(self, name, dt, size, mode, data=None, lo=0.0, hi=0.0):
+        self.name, self.dt, self.size, self.mode = name, dt, size, mode
+        self.data, self.lo, self.hi = data, lo, hi
+        if mode == 'out':
+            self.want, self.tol = [0.0] * size, [-1.0] * size
+        elif mode == 'inout':
+            self.want, self.tol = list(data), [0.0] * size
+            self.adds, self.mag = [0] * size, [abs(x) for x in data]
+
+
+class Cx:
+    def __init__(self, pid, grid, warps):
+        self.env, self.pid, self.grid, self.warps = {}, pid, grid, warps
+        self.iters = 0
+
+
+def draw_data(rng, dt, n, kind):
+    """n values of dt: 'cont' uniform, 'int' small integers, 'pos' positive."""
+    if dt in INTS:
+        lo, hi = (-20, 20) if kind != 'pos' else (1, 30)
+        return [rng.randint(lo, hi) for _ in range(n)], lo, hi
+    if kind == 'int':
+        lo, hi = -8.0, 8.0
+        v = [float(rng.randint(-8, 8)) for _ in range(n)]
+    elif kind == 'pos':
+        lo, hi = 0.25, 4.0
+        v = [rng.uniform(lo, hi) for _ in range(n)]
+    else:
+        lo, hi = -4.0, 4.0
+        v = [rng.uniform(lo, hi) for _ in range(n)]
+    return rounded(dt, v), lo, hi
+
+
+# a second kernel in the file, which the launch must not pick
+DECOY = ['kernel decoy(out: *f32, n: i32) {',
+         '    let i = arange(0, 128);',
+         '    store(out + i, 1.0 / cast(i, f32), i < n);   /* never launched */',
+         '}']
+
+LITS = [0.5, 0.25, 1.5, 2.0, 3.0, 0.75, 1.25, -1.0, 0.125, 4.0, -0.5, 10.0, 0.375, -2.0]
+
+
+class Kernel:
+    """One case: parameters, body, buffers, launch, and the expression generator."""
+
+    def __init__(self, rng, name):
+        self.rng, self.name = rng, name
+        self.params = []      # source text of each parameter
+        self.args = []        # ('buf', name) | ('i32', v, name) | ('f32', v, name), runtime parameters in order
+        self.bufs = []
+        self.defines = {}
+        self.body = []
+        self.attrs = []
+        self.grid = [1, 1, 1]
+        self.warps = 4
+        self.warps_opt = 4    # 0: the kernel's @num_warps
+        self.desc = []
+        self.nid = 0
+        self.decoy = rng.choice([None, None, None, 'before', 'after', 'return'])
+
+    # -- parameters --
+    def fresh(self, p='t'):
+        self.nid += 1
+        name = '%s%d' % (p, self.nid)
+        if name in ('i1', 'i8', 'i16', 'i32', 'i64', 'f16', 'f32', 'f64'):     # type names
+            return self.fresh(p)
+        return name
+
+    def buffer(self, name, dt, size, mode, kind='cont'):
+        data, lo, hi = (None, 0.0, 0.0)
+        if mode != 'out':
+            data, lo, hi = draw_data(self.rng, dt, size, kind)
+        b = Buf(name, dt, size, mode, data, lo, hi)
+        self.bufs.append(b)
+        self.params.append('%s: *%s' % (name, dt))
+        self.args.append(('buf', name))
+        return b
+
+    def set_dt(self, b, dt):
+        """An output's element type, known once the value stored into it is."""
+        i = self.params.index('%s: *%s' % (b.name, b.dt))
+        b.dt = dt
+        self.params[i] = '%s: *%s' % (b.name, dt)
+
+    def scalar(self, name, dt, value):
+        self.params.append('%s: %s' % (name, dt))
+        self.args.append((dt, value, name))
+        return Param(name, dt, value)
+
+    def const(self, name, value, dt='i32', other=None):
+        """A constexpr of `value`: its default, or (given `other`, the default written
+        instead) the launch's define."""
+        shown = lambda x: pretty(x) if dt != 'i1' else ('true' if x else 'false')
+        self.params.append('%s: const %s = %s' % (name, dt, shown(value if other is None else other)))
+        if other is not None:
+            self.defines[name] = int(value)
+        return Const(name, dt, value)
+
+    def let(self, node, var=False, p='t'):
+        name = self.fresh(p)
+        self.body.append(Let(name, node, var))
+        return Name(name, node)
+
+    # -- random expressions --
+    def leaf(self, leaves, fl=True):
+        r = self.rng
+        if r.random() < 0.15:
+            return Lit(r.choice(LITS) if fl else r.randint(1, 5))
+        return r.choice(leaves)
+
+    def ok(self, n, shape):
+        """n fits the target shape and its values stay moderate."""
+        if n is None or bshape(n.shape, shape) != shape:
+            return None
+        cap = CAP.get(n.dt, 1)
+        if not (-cap <= n.lo <= n.hi <= cap):
+            return None
+        return n
+
+    def expr(self, leaves, shape, depth, reducible=True):
+        """A random float expression over `leaves`, broadcastable to `shape`."""
+        r = self.rng
+        if depth <= 0 or r.random() < 0.2:
+            return self.leaf(leaves)
+        for _ in range(8):
+            k = r.choices(['bin', 'un', 'minmax', 'where', 'cast', 'reduce', 'reduce2', 'idx'],
+                          [30, 16, 7, 7, 6, 10 if reducible else 0, 3 if reducible and len(shape) >= 2 else 0,
+                           2])[0]
+            n = self.try_expr(k, leaves, shape, depth)
+            n = self.ok(n, shape)
+            if n is not None:
+                return n
+        return self.leaf(leaves)
+
+    def try_expr(self, k, leaves, shape, depth):
+        r = self.rng
+        sub = lambda: self.expr(leaves, shape, depth - 1)
+        if k == 'bin':
+            a, b = sub(), sub()
+            if a.weak and b.weak:
+                return None
+            op = r.choices(['+', '-', '*', '/', 'rn', '%'], [4, 3, 4, 2, 1, 1])[0]
+            if op in ('/', 'rn', '%'):
+                if not (b.lo > 0.25 or b.hi < -0.25) or promote(a.dt, a.weak, b.dt, b.weak) not in FLOATS:
+                    return None
+                return Bin('%' if op == '%' else '/', a, b, rn=op == 'rn')
+            return Bin(op, a, b)
+        if k == 'un':
+            a = sub()
+            if a.weak or a.dt not in FLOATS:
+                return None
+            fn = r.choice(['neg', 'abs', 'exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sigmoid'])
+            if a.dt == 'f64' and fn not in ('neg', 'abs', 'sqrt'):
+                return None     # no f64 exp/log on the GPU (an error), rsqrt.approx.f64
+            lim = 8.0 if a.dt == 'f16' else 12.0
+            if fn in ('exp', 'exp2') and not (-60 < a.lo and a.hi < lim):
+                return None
+            if fn in ('log', 'log2', 'rsqrt') and a.lo < 0.05:
+                return None
+            if fn == 'sqrt' and a.lo < 0:
+                return None
+            if fn == 'sigmoid' and not (-lim < a.lo and a.hi < 60):
+                return None
+            return Un(fn, a)
+        if k == 'minmax':
+            a, b = sub(), sub()
+            if a.weak and b.weak:
+                return None
+            return MinMax(r.choice(['maximum', 'minimum']), a, b)
+        if k == 'where':
+            a, b, c, d = sub(), sub(), sub(), sub()
+            if c.weak and d.weak or a.weak and b.weak:
+                return None
+            if promote(c.dt, c.weak, d.dt, d.weak) not in FLOATS:
+                return None
+            return Where(Bin(r.choice(['<', '>', '<=', '>=']), c, d), a, b, kw=r.random() < 0.2)
+        if k == 'cast':
+            a = sub()
+            if a.weak:
+                return None
+            dt = r.choice([d for d in FLOATS if d != a.dt])
+            return Cast(a, dt)
+        if k == 'idx' and len(shape) == 1:
+            # a 1-element tile from a scalar: s[None]
+            a = self.expr(leaves, (), depth - 1) if r.random() < 0.5 else None
+            if a is None or a.shape != () or a.weak:
+                return None
+            return Index(a, [None])
+        if k in ('reduce', 'reduce2') and len(shape) >= 1:
+            a = sub()
+            if a.weak or a.shape == () or a.ninf:
+                return None
+            fn = r.choices(['sum', 'max', 'min', 'argmax', 'argmin'], [5, 3, 3, 1, 1])[0]
+            ax = r.randrange(len(a.shape))
+            style = r.choice([0, 0, 1, 2])
+            n = Reduce(fn, a, ax, style)
+            if fn in ('argmax', 'argmin'):
+                n = Cast(n, 'f32')
+            if k == 'reduce2' and len(n.shape) >= 1:
+                # a reduction of the reduction; both axes go back as None
+                ax2 = r.randrange(len(n.shape))
+                n = Reduce(r.choice(['sum', 'max', 'min']), n, ax2, style)
+                if not n.shape:
+                    return n
+                pat = [':'] * (len(n.shape) + 2)
+                pat[ax] = pat[ax2 if ax2 < ax else ax2 + 1] = None
+                return Index(n, pat)
+            if n.shape:
+                pat = [':'] * len(n.shape)
+                pat.insert(ax, None)
+                n = Index(n, pat)
+            return n
+        return None
+
+    def int_expr(self, leaves, shape, depth):
+        """A random i32 expression over integer leaves (index arithmetic)."""
+        r = self.rng
+        if depth <= 0 or r.random() < 0.25:
+            return self.leaf(leaves, fl=False)
+        for _ in range(8):
+            k = r.choice(['+', '-', '*', '%', '/', '&', '^', '>>', 'minmax', 'where', 'abs'])
+            a, b = self.int_expr(leaves, shape, depth - 1), self.int_expr(leaves, shape, depth - 1)
+            if a.weak and b.weak:
+                continue
+            if k in ('%', '/'):
+                n = Bin(k, a, Lit(r.randint(2, 9)))
+            elif k in ('&', '^'):
+                n = Bin(k, a, Lit(r.choice([1, 3, 7, 15, 12])))
+            elif k == '>>':
+                n = Bin(k, a, Lit(r.randint(1, 3)))
+            elif k == 'minmax':
+                n = MinMax(r.choice(['maximum', 'minimum']), a, b)
+            elif k == 'where':
+                n = Where(Bin(r.choice(['<', '>=', '==', '!=']), a, b), a, b)
+            elif k == 'abs':
+                if a.weak:
+                    continue
+                n = Un('abs', a)
+            else:
+                n = Bin(k, a, b)
+            if self.ok(n, shape) is not None:
+                return n
+        return self.leaf(leaves, fl=False)
+
+    # -- the launch --
+    def pick_warps(self):
+        r = self.rng
+        self.warps = r.choices([1, 2, 4, 8, 16, 32], [3, 3, 5, 3, 3, 1])[0]
+        how = r.random()
+        if how < 0.3:
+            self.attrs.append('@num_warps(%d)' % self.warps)
+            self.warps_opt = 0
+        elif how < 0.4:
+            self.attrs.append('@num_warps(%d)' % r.choice([1, 2, 8]))   # the launch option wins
+            self.warps_opt = self.warps
+        else:
+            self.warps_opt = self.warps
+        if r.random() < 0.15:
+            self.attrs.append('@fp_fusion(false)')
+
+    def source(self):
+        lines = ['// %s' % ' '.join(self.desc)]
+        if self.decoy == 'before':
+            lines += DECOY
+        lines += self.attrs
+        lines.append('kernel %s(%s) {' % (self.name, ', '.join(self.params)))
+        for s in self.body:
+            lines += s.lines('    ')
+        if self.decoy == 'return':
+            lines.append('    return;')
+        lines.append('}')
+        if self.decoy == 'after':
+            lines += DECOY
+        return '\n'.join(lines) + '\n'
+
+    def prune(self):
+        """Drop the lets nothing reads (tilec would warn), until none is left."""
+        while True:
+            text = self.source()
+            dead = {s.name for s in walk(self.body) if isinstance(s, Let) and not s.var and
+                    len(re.findall(r'\b%s\b' % s.name, text)) == 1}
+            if not dead:
+                return
+            self.body = drop(self.body, dead)
+
+    def evaluate(self):
+        gx, gy, gz = self.grid
+        for z in range(gz):
+            for y in range(gy):
+                for x in range(gx):
+                    cx = Cx((x, y, z), (gx, gy, gz), self.warps)
+                    for s in self.body:
+                        s.run(cx)
+
+    def finish_outputs(self):
+        """Tolerances from the bounds; atomics add their order's roundings; reject loose outputs."""
+        for b in self.bufs:
+            if b.mode == 'in':
+                continue
+            if b.mode == 'inout':
+                for i in range(b.size):
+                    if b.adds[i] and b.dt in FLOATS:
+                        b.tol[i] += (b.adds[i] + 1) * U[b.dt] * b.mag[i] + FLOOR[b.dt]
+            written = [(w, t) for w, t in zip(b.want, b.tol) if t >= 0]
+            if b.dt not in FLOATS or not written:
+                b.tol = [t if t < 0 else float(t) for t in b.tol]
+                continue
+            rms = math.sqrt(math.fsum(w * w for w, _ in written) / len(written))
+            for w, t in written:
+                if t > LOOSE * (abs(w) + rms):
+                    raise Reject('loose bound %g for %g (rms %g)' % (t, w, rms))
+            b.tol = [t if t <= 0 else 2 * t for t in b.tol]
+
+    def write(self, d):
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, 'kernel.tile'), 'w') as f:
+            f.write(self.source())
+        lines = ['# %s' % ' '.join(self.desc),
+                 'kernel %s' % self.name,
+                 'grid %d %d %d' % tuple(self.grid),
+                 'warps %d %d' % (self.warps_opt, self.warps)]
+        for k, v in self.defines.items():
+            lines.append('define %s %d' % (k, v))
+        for b in self.bufs:
+            lines.append('buffer %s %s %d %s' % (b.name, b.dt, b.size, b.mode))
+            if b.mode != 'in' and b.dt not in FLOATS:
+                b.want = [float(x) for x in b.want]
+            if b.mode != 'out':
+                with open(os.path.join(d, b.name + '.bin'), 'wb') as f:
+                    f.write(to_bytes(b.dt, b.data))
+            if b.mode != 'in':
+                with open(os.path.join(d, b.name + '.want'), 'wb') as f:
+                    f.write(array('d', b.want).tobytes())
+                with open(os.path.join(d, b.name + '.tol'), 'wb') as f:
+                    f.write(array('d', b.tol).tobytes())
+        for a in self.args:
+            if a[0] == 'buf':
+                lines.append('arg buffer %s' % a[1])
+            else:
+                lines.append('arg %s %r %s' % a)
+        with open(os.path.join(d, 'case.txt'), 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+
+
+# ---- the shapes of program ----
+
+def pow2(rng, lo, hi):
+    """A power of two in [lo, hi], log-uniform."""
+    a, b = lo.bit_length() - 1, hi.bit_length() - 1
+    return 1 << rng.randint(a, b)
+
+
+def ragged(rng, block, blocks):
+    """A size that needs `blocks` blocks: ragged, a multiple of 16, or exact."""
+    c = rng.random()
+    if c < 0.6 or block == 1:
+        return (blocks - 1) * block + rng.randint(1, block)
+    if c < 0.8 and block >= 16:
+        return (blocks - 1) * block + 16 * rng.randint(1, block // 16)
+    return blocks * block
+
+
+def float_dt(rng):
+    return rng.choices(['f32', 'f16', 'bf16'], [5, 3, 2])[0]
+
+
+def inputs(k, rng, nin, size, with_int=True):
+    """nin input buffers x0.. of size elements; dtypes and data kinds drawn."""
+    out = []
+    for i in range(nin):
+        dt = rng.choices(['f32', 'f16', 'bf16', 'f64', 'i32', 'i8', 'i16', 'i64'],
+                         [10, 6, 4, 1] + ([2, 1, 1, 1] if with_int else [0, 0, 0, 0]))[0]
+        kind = rng.choices(['cont', 'int', 'pos'], [5, 2, 2])[0]
+        out.append(k.buffer('x%d' % i, dt, size, 'in', kind))
+    return out
+
+
+def other_for(rng, b):
+    if rng.random() < 0.3:
+        return None
+    if b.dt in INTS:
+        return Lit(rng.randint(-3, 3))
+    return Lit(rng.choice([0.0, 1.0, -1.5, 0.5, 2.0, -0.25]))
+
+
+def out_dt(rng, node):
+    if node.dt in INTS:
+        return rng.choice(['i32', 'i32', 'f32', 'i64', 'i16'])
+    return float_dt(rng)
+
+
+def place_axes(k, counts):
+    """Put each logical grid dimension (counts) on a distinct program axis; returns the axes."""
+    axes = k.rng.sample([0, 1, 2], len(counts))
+    for a, c in zip(axes, counts):
+        k.grid[a] = c
+    return axes
+
+
+def vec_index(k, b, base, offs, nn):
+    """Where input b is read from: plainly, reversed, gathered, every other element, or
+    four lanes to an element; every valid lane (offs < n) stays inside b."""
+    r = k.rng
+    how = r.choices(['plain', 'reverse', 'gather', 'spread', 'bcast', 'shift'], [6, 1, 1, 1, 1, 1])[0]
+    k.desc.append('%s:%s' % (b.name, how))
+    row = (lambda e: Bin('+', base, e)) if base is not None else (lambda e: e)
+    if how == 'reverse':
+        return row(Bin('-', Bin('-', nn, Lit(1)), offs))
+    if how == 'gather':
+        return row(Bin('%', Bin('*', offs, Lit(r.choice([3, 5, 7, 13]))), nn))
+    if how == 'bcast':
+        return row(Bin('/', offs, Lit(4)))
+    if how == 'shift':      # contiguous, but off any alignment the sizes suggest
+        b.size += 3
+        b.data = draw_data(r, b.dt, b.size, 'cont')[0]
+        return Bin('+', row(offs), Lit(r.randint(1, 3)))
+    if how == 'spread':
+        b.size = b.size * 2
+        b.data = draw_data(r, b.dt, b.size, 'cont')[0]
+        two = Bin('*', offs, Lit(2))
+        return Bin('+', Bin('*', base, Lit(2)), Bin('+', two, Lit(1))) if base is not None else Bin('+', two, Lit(1))
+    return row(offs)
+
+
+def extra_mask(k, mask, offs, exact):
+    """mask, or mask with holes: index arithmetic or a comparison of exact data, and, or, not."""
+    r = k.rng
+    if r.random() < 0.6:
+        return mask
+    c = r.choice([Bin('==', Bin('&', offs, Lit(1)), Lit(0)), Un('not', Bin('==', Bin('%', offs, Lit(3)), Lit(1))),
+                  Bin('!=', Bin('%', offs, Lit(5)), Lit(2))] +
+                 [Bin(r.choice(['>', '<=']), x, Lit(0.5)) for x in exact])
+    return Bin(r.choice(['&', '&&']), mask, c) if r.random() < 0.8 else \
+        Bin('&', mask, Bin('||', c, Bin('<', offs, Lit(r.randint(1, 9)))))
+
+
+def fam_vec(k):
+    """1-D blocks: program p of a batch b handles elements p*BLOCK ... of row b."""
+    r = k.rng
+    B = pow2(r, 1, 8192)
+    blocks = r.randint(1, max(1, min(6, 8192 // B)))
+    n = ragged(r, B, blocks)
+    nb = r.choice([1, 1, 2, 3])
+    ax, bx = place_axes(k, [blocks, nb])
+    k.pick_warps()
+    k.desc += ['vec', 'BLOCK=%d' % B, 'n=%d' % n, 'batch=%d' % nb]
+    size = n * nb
+    xs = inputs(k, r, r.randint(1, 3), size)
+    sc = k.buffer('sc', float_dt(r), 5, 'in', 'pos') if r.random() < 0.25 else None
+    outs = [k.buffer('out%d' % i, None, size + r.choice([0, 3, 40]), 'out') for i in range(r.randint(1, 2))]
+    osc = k.buffer('osc', 'f32', blocks * nb + 3, 'out') if r.random() < 0.6 else None
+    oix = k.buffer('oix', 'i32', size + 5, 'out') if r.random() < 0.3 else None
+    hist = k.buffer('hist', r.choice(['i32', 'f32']), 8, 'inout', 'int') if r.random() < 0.25 else None
+    nn = k.scalar('n', 'i32', n)
+    alpha = k.scalar('alpha', 'f32', r.choice([0.5, 1.5, -0.75, 2.0])) if r.random() < 0.4 else None
+    dflt = B if r.random() < 0.5 else None
+    blk = k.const('BLOCK', B, other=(pow2(r, 1, 4096) if dflt is None else None))
+    pid = k.let(Pid(ax, False, blocks), p='pid')
+    lo = r.choice([0, 0, 0, 8, 64])
+    start = Bin('*', pid, blk) if lo == 0 else Bin('-', Bin('*', pid, blk), Lit(lo))
+    offs = k.let(Bin('+', start, Arange(lo, lo + B, 'BLOCK')), p='offs')
+    base = None
+    if nb > 1:
+        base = k.let(Bin('*', Pid(bx, False, nb), nn), p='base')
+    idx = Bin('+', base, offs) if base is not None else offs
+    mask = k.let(Bin('<', offs, nn), p='mask')
+    leaves, exact = [], []
+    for b in xs:
+        at = vec_index(k, b, base, offs, nn)
+        m = extra_mask(k, mask, offs, exact)
+        ld = Load(Ptr(b, at, split=r.random() < 0.5), m, other_for(r, b), kw=r.random() < 0.2)
+        leaves.append(k.let(ld, p='x'))
+        if m is mask:
+            exact.append(leaves[-1])
+    ints = [offs] + [x for x in leaves if x.dt in INTS]
+    for _ in range(r.randint(0, 2)):
+        leaves.append(k.let(Cast(k.int_expr(ints, (B,), 2), r.choice(FLOATS)), p='ix'))
+    if alpha is not None:
+        leaves.append(alpha)
+    if sc is not None:
+        at = Bin('%', pid, Lit(5))
+        leaves.append(k.let(Load(Ptr(sc, at)) if r.random() < 0.5 else
+                            Load(Ptr(sc, pid), Bin('<', pid, Lit(5)), Lit(1.0)), p='s'))
+    if r.random() < 0.3:
+        leaves.append(k.let(Cast(pid, 'f32'), p='fp'))
+    fleaves = [x for x in leaves if x.dt in FLOATS] or [Cast(leaves[0], 'f32')]
+    body_exprs(k, fleaves, (B,), r.randint(1, 3))
+    if r.random() < 0.3:
+        conds = [Bin('==', Bin('%', pid, Lit(2)), Lit(0)), Bin('>', nn, Lit(r.randint(1, 3000))),
+                 Bin('>', Reduce('sum', as_tile(fleaves[0], (B,)), 0), Lit(0.0)), flag(k)]
+        if alpha is not None:
+            conds.append(Bin('<', alpha, Lit(0.0)))
+        add_if(k, (B,), conds)
+    for o in outs:
+        e = k.expr(k.pool, (B,), r.randint(1, 4))
+        k.set_dt(o, out_dt(r, e))
+        at = Bin('+', idx, Lit(r.randint(1, 3))) if o.size >= size + 3 and r.random() < 0.3 else idx
+        k.body.append(Store(Ptr(o, at), e, extra_mask(k, mask, offs, exact), kw=r.random() < 0.2))
+    if osc is not None:
+        fn = r.choice(['sum', 'max', 'min'])
+        e = Reduce(fn, as_tile(k.expr(k.pool, (B,), r.randint(1, 3), reducible=False), (B,)), 0, r.choice([0, 1, 2]))
+        lin = Bin('+', Bin('*', Pid(bx, False, nb), Lit(blocks)), pid) if nb > 1 else pid
+        k.body.append(Store(Ptr(osc, lin), e))
+    if oix is not None:
+        e = k.int_expr(ints, (B,), 3)
+        k.body.append(Store(Ptr(oix, idx), e, mask))
+    if hist is not None:
+        # many lanes of one atomic on the same few addresses
+        keys = [Bin('&', offs, Lit(7)), Bin('%', Bin('*', offs, offs), Lit(8))] + \
+            [Bin('&', x, Lit(7)) for x in leaves if x.dt in INTS]
+        v = Lit(1) if hist.dt == 'i32' else r.choice(exact + [Lit(0.5)])
+        k.body.append(Store(Ptr(hist, r.choice(keys)), v, extra_mask(k, mask, offs, exact), atomic=True))
+
+
+def as_tile(e, shape):
+    """e stretched to the whole tile (plus a zeros tile of its own type) when it is smaller."""
+    if e.shape == shape:
+        return e
+    return Bin('+', e, Full(shape, 0.0, e.dt if e.dt in FLOATS and not e.weak else 'f32', zeros=True))
+
+
+def add_if(k, shape, conds):
+    """var v = ...; if COND { v = ... } [else { v += ... }]: v joins the pool."""
+    r = k.rng
+    d = float_dt(r)
+
+    def fit(e):
+        e = as_tile(e, shape)
+        return e if e.dt == d else Cast(e, d)
+
+    v = k.let(fit(k.expr(k.pool, shape, 2)), var=True, p='v')
+    a = fit(k.expr(k.pool, shape, 2))
+    then = [Assign(v.name, '=', a, v)]
+    else_, lo, hi = [], min(v.lo, a.lo), max(v.hi, a.hi)
+    if r.random() < 0.6:
+        op = r.choice(['+=', '-='])
+        b = fit(k.expr(k.pool, shape, 2))
+        else_ = [Assign(v.name, op, b, v)]
+        both = Bin(op[0], v, b)
+        lo, hi = min(lo, both.lo), max(hi, both.hi)
+    k.body.append(If(r.choice(conds), then, else_))
+    k.pool.append(Name(v.name, like(shape, d, lo, hi)))
+
+
+def flag(k):
+    """A constexpr i1, the launch's define or its default deciding."""
+    r = k.rng
+    value = r.random() < 0.5
+    return k.const('FLAG', value, 'i1', other=(not value) if r.random() < 0.5 else None)
+
+
+def body_exprs(k, leaves, shape, count):
+    """A few lets of random expressions; they join the leaves (k.pool)."""
+    k.pool = list(leaves)
+    for _ in range(count):
+        k.pool.append(k.let(k.expr(k.pool, shape, k.rng.randint(1, 4)), p='y'))
+
+
+def fam_loop(k):
+    """1-D loops carrying accumulators: a grid-stride loop, or CH chunks a program (a constexpr
+    count); reductions of the accumulators after the loop."""
+    r = k.rng
+    B = pow2(r, 1, 2048)
+    chunks = r.random() < 0.4
+    n = ragged(r, B, r.randint(1, max(1, min(8, 8192 // B))))
+    if chunks:
+        CH = r.randint(1, 4)
+        nprog = -(-n // (B * CH))
+    else:
+        nprog = r.randint(1, 4)
+    ax = place_axes(k, [nprog])[0]
+    k.pick_warps()
+    k.desc += ['loop', 'BLOCK=%d' % B, 'n=%d' % n, 'chunks=%d' % CH if chunks else 'grid-stride',
+               'programs=%d' % nprog]
+    xs = inputs(k, r, r.randint(1, 2), n)
+    out = k.buffer('out0', float_dt(r), n + r.randint(0, 9), 'out') if r.random() < 0.6 else None
+    osc = k.buffer('osc', 'f32', nprog, 'out')
+    omx = k.buffer('omx', r.choice(['f32', 'f16']), nprog, 'out') if r.random() < 0.5 else None
+    atom = k.buffer('acc', r.choice(['f32', 'i32']), 4, 'inout', 'int') if r.random() < 0.3 else None
+    ocnt = k.buffer('ocnt', 'i32', nprog, 'out') if r.random() < 0.3 else None
+    nn = k.scalar('n', 'i32', n)
+    blk = k.const('BLOCK', B, other=B * 2 if r.random() < 0.3 else None)
+    ch = k.const('CH', CH, other=CH + 1 if r.random() < 0.3 else None) if chunks else None
+    cols = k.let(Arange(0, B, 'BLOCK'), p='cols')
+    acc_dt = r.choice(['f32', 'f32', 'f16'])
+    acc = k.let(Full((B,), 0.0, acc_dt, zeros=True, names=['BLOCK']), var=True, p='acc')
+    mx = k.let(Lit(-1e4) if r.random() < 0.5 else Cast(Lit(-1000.0), 'f32'), var=True, p='mx') \
+        if omx is not None else None
+    cnt = k.let(Lit(0), var=True, p='cnt') if ocnt is not None else None
+    pid = Pid(ax, False, nprog)
+    outer, k.body = k.body, []
+    iv = 'c' if chunks else 'start'
+    if chunks:
+        first = Bin('*', Bin('+', Bin('*', pid, ch), Name(iv, like((), 'i32', 0, CH - 1))), blk)
+    else:
+        first = Name(iv, like((), 'i32', 0, n))
+    offs = k.let(Bin('+', first, cols), p='offs')
+    mask = k.let(Bin('<', offs, nn), p='mask')
+    leaves = [k.let(Load(Ptr(b, offs), mask, other_for(r, b)), p='x') for b in xs]
+    fleaves = [Cast(x, 'f32') if x.dt in INTS else x for x in leaves]
+    body_exprs(k, fleaves, (B,), r.randint(0, 2))
+    e = as_tile(k.expr(k.pool, (B,), r.randint(1, 3), reducible=False), (B,))
+    if e.dt != acc_dt:
+        e = Cast(e, acc_dt)
+    reps = r.choice([1, 1, 1, 2, 3])
+    if acc_dt == 'f16' and max(abs(e.lo), abs(e.hi)) * reps * n / B > 1e4:
+        raise Reject('the f16 accumulator could overflow')
+    add = Assign(acc.name, r.choice(['+=', '+=', '-=']), e, acc)
+    k.body.append(add if reps == 1 else For('j', None, Lit(reps), None, [add]))     # a loop in the loop
+    if cnt is not None:
+        k.body.append(Assign(cnt.name, '+=', Reduce('sum', mask, 0), cnt))
+    if mx is not None:
+        m = Reduce('max', as_tile(k.expr(k.pool, (B,), 2, reducible=False), (B,)), 0)
+        if m.dt != 'f32':
+            m = Cast(m, 'f32')
+        k.body.append(Assign(mx.name, '=', MinMax('maximum', mx, m), mx))
+    if out is not None:
+        k.body.append(Store(Ptr(out, offs), k.expr(k.pool, (B,), 2), mask))
+    if atom is not None:
+        v = Reduce('sum', Cast(leaves[0], atom.dt), 0)
+        k.body.append(Store(Ptr(atom, Lit(r.randrange(4))), v, atomic=True))
+    body, k.body = k.body, outer
+    if chunks:
+        k.body.append(For(iv, None, ch, None, body) if r.random() < 0.5 else For(iv, Lit(0), ch, Lit(1), body))
+    else:
+        stride = Bin('*', Pid(ax, True, nprog), blk)
+        k.body.append(For(iv, Bin('*', pid, blk), nn, stride, body))
+    k.body.append(Store(Ptr(osc, pid), Reduce(r.choice(['sum', 'max', 'min']), acc, 0)))
+    if mx is not None:
+        k.body.append(Store(Ptr(omx, pid), mx))
+    if cnt is not None:
+        k.body.append(Store(Ptr(ocnt, pid), cnt))
+
+
+def fam_mat(k):
+    """2-D blocks [BM, BN] of an M x N matrix; reductions along both axes and of each other."""
+    r = k.rng
+    shapes = [(1, 256), (256, 2), (16, 64), (64, 16), (2, 2), (1, 1), (32, 32), (8, 128), (128, 8),
+              (4, 4), (1, 64), (64, 1), (2, 1024), (1024, 2), (16, 16), (4, 512)]
+    if r.random() < 0.5:
+        BM, BN = r.choice(shapes)
+    else:
+        BM = pow2(r, 1, 256)
+        BN = pow2(r, 1, max(1, 4096 // BM))
+    gm = r.randint(1, max(1, min(4, 2048 // (BM * BN) + 1)))
+    gn = r.randint(1, max(1, min(3, 2048 // (BM * BN) + 1)))
+    M, N = ragged(r, BM, gm), ragged(r, BN, gn)
+    stride = N + r.choice([0, 0, 3, 16 - N % 16])
+    ar, ac = place_axes(k, [gm, gn])
+    k.pick_warps()
+    k.desc += ['mat', '%dx%d' % (BM, BN), 'M=%d N=%d stride=%d' % (M, N, stride)]
+    xs = inputs(k, r, r.randint(1, 3), M * stride)
+    bias = k.buffer('bias', float_dt(r), N, 'in') if r.random() < 0.4 else None
+    rb = k.buffer('rowv', float_dt(r), M, 'in', 'pos') if r.random() < 0.3 else None
+    out = k.buffer('out', None, M * stride + 5, 'out')
+    ot = k.buffer('outt', float_dt(r), N * M, 'out') if r.random() < 0.2 else None
+    orow = k.buffer('orow', None, M * gn, 'out') if r.random() < 0.6 else None
+    ocol = k.buffer('ocol', None, N * gm, 'out') if r.random() < 0.5 else None
+    osc = k.buffer('osc', 'f32', gm * gn, 'out') if r.random() < 0.5 else None
+    oarg = k.buffer('oarg', 'i32', M * gn, 'out') if r.random() < 0.3 else None
+    acol = k.buffer('acol', r.choice(['f32', 'i32']), N + 2, 'inout', 'int') if r.random() < 0.25 else None
+    mm, nn = k.scalar('M', 'i32', M), k.scalar('N', 'i32', N)
+    sn = k.scalar('stride', 'i32', stride)
+    bm = k.const('BM', BM, other=pow2(r, 1, 64) if r.random() < 0.4 else None)
+    bn = k.const('BN', BN, other=pow2(r, 1, 64) if r.random() < 0.4 else None)
+    alpha = k.scalar('alpha', 'f32', r.choice([0.5, 1.5, -0.75])) if r.random() < 0.3 else None
+    pr, pc = Pid(ar, False, gm), Pid(ac, False, gn)
+    rows = k.let(Bin('+', Bin('*', pr, bm), Arange(0, BM, 'BM')), p='rows')
+    cols = k.let(Bin('+', Bin('*', pc, bn), Arange(0, BN, 'BN')), p='cols')
+    rmask, cmask = k.let(Bin('<', rows, mm), p='rm'), k.let(Bin('<', cols, nn), p='cm')
+    mask = k.let(Bin('&', Index(rmask, [':', None]), Index(cmask, [None, ':'])), p='mask')
+    shape = (BM, BN)
+    leaves = []
+    for b in xs:
+        # row-major with the stride, column-major, or the row's first element throughout
+        how = r.choices(['rows', 'cols', 'first'], [6, 2, 1])[0]
+        k.desc.append('%s:%s' % (b.name, how))
+        if how == 'cols':
+            off = Bin('+', Bin('*', Index(cols, [None, ':']), mm), Index(rows, [':', None]))
+        elif how == 'first':
+            off = Bin('+', Bin('*', Index(rows, [':', None]), sn), Bin('*', Index(cols, [None, ':']), Lit(0)))
+        else:
+            off = Bin('+', Bin('*', Index(rows, [':', None]), sn), Index(cols, [None, ':']))
+        ld = Load(Ptr(b, off, split=r.random() < 0.5), mask, other_for(r, b), kw=r.random() < 0.2)
+        x = k.let(ld, p='x')
+        leaves.append(Cast(x, 'f32') if x.dt in INTS and r.random() < 0.5 else x)
+    if bias is not None:
+        leaves.append(Index(k.let(Load(Ptr(bias, cols), cmask, Lit(0.0)), p='b'), [None, ':']))
+    if rb is not None:
+        leaves.append(Index(k.let(Load(Ptr(rb, rows), rmask, Lit(1.0)), p='rv'), [':', None]))
+    if alpha is not None:
+        leaves.append(alpha)
+    if r.random() < 0.4:
+        ints = [Index(rows, [':', None]), Index(cols, [None, ':'])]
+        leaves.append(k.let(Cast(k.int_expr(ints, shape, 2), r.choice(FLOATS)), p='ix'))
+    fleaves = [x for x in leaves if x.dt in FLOATS] or [Cast(leaves[0], 'f32')]
+    body_exprs(k, fleaves, shape, r.randint(1, 3))
+    if r.random() < 0.25:
+        conds = [Bin('!=', Bin('&', pr, Lit(1)), Lit(0)), Bin('<', pc, Lit(1)), Bin('>=', mm, Lit(r.randint(1, 99))),
+                 flag(k)]
+        add_if(k, shape, conds)
+    e = k.expr(k.pool, shape, r.randint(1, 4))
+    k.set_dt(out, out_dt(r, e))
+    k.body.append(Store(Ptr(out, Bin('+', Bin('*', Index(rows, [':', None]), sn), Index(cols, [None, ':']))),
+                        e, mask))
+    if ot is not None:
+        t = as_tile(k.expr(k.pool, shape, 2), shape)
+        tm = Bin('&', Index(cmask, [':', None]), Index(rmask, [None, ':']))
+        k.body.append(Store(Ptr(ot, Bin('+', Bin('*', Index(cols, [':', None]), mm), Index(rows, [None, ':']))),
+                            Trans(t), tm))
+    full = lambda: as_tile(k.expr(k.pool, shape, r.randint(1, 3), reducible=False), shape)
+    rowred = None
+    if orow is not None:
+        rowred = Reduce(r.choice(['sum', 'max', 'min']), full(), 1, r.choice([0, 1, 2]))
+        rowred = k.let(rowred, p='rr')
+        k.set_dt(orow, float_dt(r))
+        k.body.append(Store(Ptr(orow, Bin('+', Bin('*', pc, mm), rows)), rowred, rmask))
+    if ocol is not None:
+        c = Reduce(r.choice(['sum', 'max', 'min']), full(), 0)
+        k.set_dt(ocol, float_dt(r))
+        k.body.append(Store(Ptr(ocol, Bin('+', Bin('*', pr, nn), cols)), c, cmask))
+    if osc is not None:
+        if rowred is not None and r.random() < 0.5:
+            s = Reduce(r.choice(['sum', 'max', 'min']), rowred, 0)
+        else:
+            s = Reduce(r.choice(['sum', 'max', 'min']), Reduce(r.choice(['sum', 'max', 'min']), full(), r.randrange(2)), 0)
+        lin = Bin('+', Bin('*', pr, Pid(ac, True, gn)), pc)
+        k.body.append(Store(Ptr(osc, lin), s))
+    if oarg is not None:
+        src = as_tile(r.choice([x for x in leaves if x.shape == shape] or [leaves[0]]), shape)
+        k.body.append(Store(Ptr(oarg, Bin('+', Bin('*', pc, mm), rows)),
+                            Reduce(r.choice(['argmax', 'argmin']), src, 1), rmask))
+    if acol is not None:
+        # column sums (or counts of the valid rows) from every row block, atomically
+        if acol.dt == 'i32':
+            v = Reduce('sum', mask, 0) if r.random() < 0.5 else Reduce('sum', Cast(as_tile(leaves[0], shape), 'i32'), 0)
+        else:
+            v = Reduce('sum', full(), 0)
+        k.body.append(Store(Ptr(acol, cols), v, cmask, atomic=True))
+
+
+def fam_rows(k):
+    """Rows reduced across column chunks in a loop (two passes: statistics, then the output)."""
+    r = k.rng
+    BM = pow2(r, 1, 64)
+    BN = pow2(r, 1, max(1, min(1024, 2048 // BM)))
+    gm = r.randint(1, 3)
+    M = ragged(r, BM, gm)
+    chunks = r.randint(1, 4)
+    N = ragged(r, BN, chunks)
+    stride = N + r.choice([0, 5])
+    k.grid[0] = gm
+    k.pick_warps()
+    k.desc += ['rows', '%dx%d' % (BM, BN), 'M=%d N=%d' % (M, N)]
+    x = inputs(k, r, 1, M * stride, with_int=False)[0]
+    out = k.buffer('out', float_dt(r), M * stride, 'out') if r.random() < 0.7 else None
+    ost = k.buffer('stats', 'f32', 2 * M + 1, 'out')
+    mm, nn, sn = k.scalar('M', 'i32', M), k.scalar('N', 'i32', N), k.scalar('stride', 'i32', stride)
+    bn = k.const('BN', BN)
+    bm = k.const('BM', BM)
+    rows = k.let(Bin('+', Bin('*', Pid(0, False, gm), bm), Arange(0, BM, 'BM')), p='rows')
+    rmask = k.let(Bin('<', rows, mm), p='rm')
+    s1 = k.let(Full((BM, BN), 0.0, 'f32', zeros=True, names=['BM', 'BN']), var=True, p='s')
+    m1 = k.let(Full((BM,), -10000.0, 'f32', names=['BM']), var=True, p='m')
+    outer = k.body
+    kk = Name('kk', like((), 'i32', 0, N))
+
+    def chunk():
+        cols = k.let(Bin('+', kk, Arange(0, BN, 'BN')), p='cols')
+        mask = k.let(Bin('&', Index(rmask, [':', None]), Index(Bin('<', cols, nn), [None, ':'])), p='mask')
+        p = Ptr(x, Bin('+', Bin('*', Index(rows, [':', None]), sn), Index(cols, [None, ':'])))
+        return cols, mask, k.let(Load(p, mask, Lit(0.0)), p='x')
+
+    k.body = []
+    cols, mask, xv = chunk()
+    body_exprs(k, [xv], (BM, BN), r.randint(0, 2))
+    e = as_tile(k.expr(k.pool, (BM, BN), 2, reducible=False), (BM, BN))
+    if e.dt != 'f32':
+        e = Cast(e, 'f32')
+    k.body.append(Assign(s1.name, '+=', e, s1))
+    k.body.append(Assign(m1.name, '=', MinMax('maximum', m1, Cast(Reduce('max', xv, 1), 'f32')), m1))
+    loop1 = k.body
+    k.body = outer
+    k.body.append(For('kk', Lit(0), nn, bn, loop1))
+    span = max(abs(e.lo), abs(e.hi)) * chunks
+    tot = k.let(Reduce('sum', Name(s1.name, like((BM, BN), 'f32', -span, span)), 1), p='tot')
+    k.body.append(Store(Ptr(ost, rows), tot, rmask))
+    k.body.append(Store(Ptr(ost, Bin('+', rows, mm)), m1, rmask))
+    if out is not None:
+        k.body = []
+        cols, mask, xv = chunk()
+        mx = Name(m1.name, like((BM,), 'f32', min(x.lo, 0.0), max(x.hi, 0.0)))
+        leaves = [xv, Index(mx, [':', None]), Index(tot, [':', None])]
+        y = k.expr(leaves, (BM, BN), r.randint(1, 3))
+        k.body.append(Store(Ptr(out, Bin('+', Bin('*', Index(rows, [':', None]), sn), Index(cols, [None, ':']))),
+                            y, mask))
+        loop2 = k.body
+        k.body = outer
+        k.body.append(For('kk', Lit(0), nn, bn, loop2))
+
+
+def fam_softmax(k):
+    """Softmax-like rows: -inf in the masked lanes, max, exp, sum, divide; one pass, or online in a loop.
+
+    Rows past M load row M-1 again (the row index is clamped), so no row is all -inf."""
+    r = k.rng
+    online = r.random() < 0.4
+    flat = not online and r.random() < 0.3          # 1-D: one row per program
+    BM = 1 if flat else pow2(r, 1, 16)
+    BN = pow2(r, 1, max(1, min(2048, 4096 // BM)))
+    gm = r.randint(1, 3)
+    M = gm if flat else ragged(r, BM, gm)
+    N = ragged(r, BN, r.randint(1, 3) if online else 1)
+    ax = r.randrange(3)
+    k.grid[ax] = gm
+    k.pick_warps()
+    k.desc += ['softmax', '1x%d rows' % BN if flat else '%dx%d' % (BM, BN), 'M=%d N=%d' % (M, N),
+               'online' if online else 'one-pass']
+    x = k.buffer('x', float_dt(r), M * N, 'in', r.choice(['cont', 'cont', 'int']))
+    out = k.buffer('out', float_dt(r), M * N + 7, 'out')
+    lse = k.buffer('lse', 'f32', M, 'out') if r.random() < 0.5 else None
+    am = k.buffer('am', 'i32', M, 'out') if r.random() < 0.4 and not online else None
+    mm, nn = k.scalar('M', 'i32', M), k.scalar('N', 'i32', N)
+    scale = k.scalar('scale', 'f32', r.choice([1.0, 0.5, 2.0, 0.125])) if r.random() < 0.5 else None
+    bn = k.const('BN', BN)
+    pid = Pid(ax, False, gm)
+    if flat:
+        rows = k.let(pid, p='row')
+    else:
+        rows = k.let(Bin('+', Bin('*', pid, Lit(BM)), Arange(0, BM)), p='rows')
+        rr = k.let(MinMax('minimum', rows, Bin('-', mm, Lit(1))), p='rr')
+    col = (lambda c: c) if flat else (lambda c: Index(c, [None, ':']))
+    row = (lambda c: c) if flat else (lambda c: Index(c, [':', None]))
+    rmask = None if flat else Bin('<', rows, mm)
+    omask = (lambda cols: Bin('<', cols, nn)) if flat else \
+        (lambda cols: Bin('&', Index(rmask, [':', None]), Index(Bin('<', cols, nn), [None, ':'])))
+    axis = 0 if flat else 1
+
+    def load_row(cols):
+        p = Ptr(x, Bin('+', Bin('*', rows if flat else Index(rr, [':', None]), nn), col(cols)))
+        v = k.let(Load(p, col(Bin('<', cols, nn)), Lit(-math.inf)), p='x')
+        z = Bin('*', v, scale) if scale is not None else v
+        return v, k.let(z if z.dt == 'f32' else Cast(z, 'f32'), p='z')
+
+    def out_ptr(cols):
+        return Ptr(out, Bin('+', Bin('*', row(rows), nn), col(cols)))
+
+    if not online:
+        cols = k.let(Arange(0, BN, 'BN'), p='cols')
+        xv, z = load_row(cols)
+        m = k.let(Reduce('max', z, axis, r.choice([0, 1])), p='mx')
+        if r.random() < 0.5:
+            ex = k.let(Un('exp', Bin('-', z, row(m))), p='e')
+        else:
+            ex = k.let(Un('exp2', Bin('*', Bin('-', z, row(m)), Lit(1.4426950408889634))), p='e')
+        s = k.let(Reduce('sum', ex, axis), p='sm')
+        p = Bin('/', ex, row(s)) if r.random() < 0.7 else Bin('*', ex, row(Bin('/', Lit(1.0), s)))
+        k.body.append(Store(out_ptr(cols), p, omask(cols)))
+        if lse is not None:
+            k.body.append(Store(Ptr(lse, rows), Bin('+', m, Un('log', s)), rmask))
+        if am is not None:
+            k.body.append(Store(Ptr(am, rows), Reduce('argmax', xv, axis), rmask))
+        return
+    m = k.let(Full((BM,), -math.inf, 'f32'), var=True, p='m')
+    l = k.let(Full((BM,), 0.0, 'f32', zeros=True), var=True, p='l')
+    kk = Name('kk', like((), 'i32', 0, N))
+    outer, k.body = k.body, []
+    cols = k.let(Bin('+', kk, Arange(0, BN, 'BN')), p='cols')
+    xv, z = load_row(cols)
+    mn = k.let(MinMax('maximum', m, Reduce('max', z, 1)), p='mn')
+    k.body.append(Assign(l.name, '=', Bin('+', Bin('*', l, Un('exp', Bin('-', m, mn))),
+                                          Reduce('sum', Un('exp', Bin('-', z, Index(mn, [':', None]))), 1)), l))
+    k.body.append(Assign(m.name, '=', mn, m))
+    loop1, k.body = k.body, outer
+    k.body.append(For('kk', Lit(0), nn, bn, loop1))
+    outer, k.body = k.body, []
+    cols = k.let(Bin('+', kk, Arange(0, BN, 'BN')), p='cols')
+    xv, z = load_row(cols)
+    k.body.append(Store(out_ptr(cols), Bin('/', Un('exp', Bin('-', z, Index(m, [':', None]))),
+                                           Index(l, [':', None])), omask(cols)))
+    loop2, k.body = k.body, outer
+    k.body.append(For('kk', Lit(0), nn, bn, loop2))
+    if lse is not None:
+        k.body.append(Store(Ptr(lse, rows), Bin('+', m, Un('log', l)), rmask))
+
+
+def fam_cube(k):
+    """3-D tiles [A, B, C] of a D0 x B x D2 array (ragged along the first and last axes);
+    a [B, C] plane and an [A] vector broadcast into it; reductions along each axis."""
+    r = k.rng
+    A, B = pow2(r, 1, 16), pow2(r, 1, 16)
+    C = pow2(r, 1, max(1, min(256, 2048 // (A * B))))
+    ga = r.randint(1, 3)
+    D0, D2 = ragged(r, A, ga), ragged(r, C, 1)
+    S2 = D2 + r.choice([0, 0, 3])
+    ax = place_axes(k, [ga])[0]
+    k.pick_warps()
+    k.desc += ['cube', '%dx%dx%d' % (A, B, C), 'D0=%d D2=%d' % (D0, D2)]
+    shape = (A, B, C)
+    xs = inputs(k, r, r.randint(1, 2), D0 * B * S2)
+    plane = k.buffer('plane', float_dt(r), B * D2, 'in') if r.random() < 0.5 else None
+    vec = k.buffer('vec', float_dt(r), D0, 'in', 'pos') if r.random() < 0.4 else None
+    out = k.buffer('out', None, D0 * B * S2 + 3, 'out')
+    o12 = k.buffer('o12', float_dt(r), D0 + 2, 'out') if r.random() < 0.5 else None
+    o1 = k.buffer('o1', float_dt(r), D0 * D2, 'out') if r.random() < 0.5 else None
+    o0 = k.buffer('o0', 'f32', ga * B * D2, 'out') if r.random() < 0.5 else None
+    d0, d2 = k.scalar('D0', 'i32', D0), k.scalar('D2', 'i32', D2)
+    s2 = k.scalar('S2', 'i32', S2)
+    ca = k.const('A', A, other=pow2(r, 1, 16) if r.random() < 0.3 else None)
+    pid = Pid(ax, False, ga)
+    i = k.let(Bin('+', Bin('*', pid, ca), Arange(0, A, 'A')), p='i')
+    j = k.let(Arange(0, B), p='j')
+    c = k.let(Arange(0, C), p='c')
+    I, J, K = Index(i, [':', None, None]), Index(j, [None, ':', None]), Index(c, [None, None, ':'])
+    imask, cmask = k.let(Bin('<', i, d0), p='im'), k.let(Bin('<', c, d2), p='cm')
+    mask = k.let(Bin('&', Index(imask, [':', None, None]), Index(cmask, [None, None, ':'])), p='mask')
+    off = Bin('+', Bin('*', Bin('+', Bin('*', I, Lit(B)), J), s2), K)
+    leaves = [k.let(Load(Ptr(b, off), mask, other_for(r, b)), p='x') for b in xs]
+    leaves = [x if x.dt in FLOATS else Cast(x, 'f32') for x in leaves]
+    if plane is not None:
+        pm = Index(Bin('<', c, d2), [None, ':'])
+        p2 = Load(Ptr(plane, Bin('+', Bin('*', Index(j, [':', None]), d2), Index(c, [None, ':']))), pm, Lit(0.0))
+        leaves.append(Index(k.let(p2, p='pl'), [None, ':', ':']))
+    if vec is not None:
+        leaves.append(Index(k.let(Load(Ptr(vec, i), imask, Lit(1.0)), p='v'), [':', None, None]))
+    body_exprs(k, leaves, shape, r.randint(1, 3))
+    e = k.expr(k.pool, shape, r.randint(1, 4))
+    k.set_dt(out, out_dt(r, e))
+    k.body.append(Store(Ptr(out, off), e, mask))
+    full = lambda: as_tile(k.expr(k.pool, shape, r.randint(1, 3), reducible=False), shape)
+    red = lambda: r.choice(['sum', 'max', 'min'])
+    if o12 is not None:     # [A]: over the last two axes
+        k.body.append(Store(Ptr(o12, i), Reduce(red(), Reduce(red(), full(), 2), 1), imask))
+    if o1 is not None:      # [A, C]: over the middle axis
+        k.body.append(Store(Ptr(o1, Bin('+', Bin('*', Index(i, [':', None]), d2), Index(c, [None, ':']))),
+                            Reduce(red(), full(), 1, r.choice([0, 1, 2])),
+                            Bin('&', Index(imask, [':', None]), Index(cmask, [None, ':']))))
+    if o0 is not None:      # [B, C]: over the first axis, one plane a program
+        at = Bin('+', Bin('*', pid, Lit(B * D2)), Bin('+', Bin('*', Index(j, [':', None]), d2), Index(c, [None, ':'])))
+        k.body.append(Store(Ptr(o0, at), Reduce(red(), full(), 0), Index(cmask, [None, ':'])))
+
+
+FAMILIES = [(fam_vec, 4), (fam_loop, 2), (fam_mat, 4), (fam_rows, 1), (fam_softmax, 2), (fam_cube, 2)]
+
+
+def make_case(rng, index):
+    for attempt in range(200):
+        k = Kernel(rng, 'k%04d' % index)
+        fam = rng.choices([f for f, _ in FAMILIES], [w for _, w in FAMILIES])[0]
+        try:
+            fam(k)
+            k.prune()
+            k.evaluate()
+            k.finish_outputs()
+        except Reject:
+            continue
+        k.desc.append('warps=%d' % k.warps)
+        return k, attempt
+    raise SystemExit('gen.py: case %d: no valid kernel in 200 draws' % index)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('outdir')
+    ap.add_argument('--count', type=int, default=150)
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--only', type=int, default=None, help='write only case I (same kernel as in the full run)')
+    a = ap.parse_args()
+    os.makedirs(a.outdir, exist_ok=True)
+    names, redraws = [], 0
+    for i in range(a.count) if a.only is None else [a.only]:
+        k, tries = make_case(random.Random(a.seed * 1000003 + i), i)
+        redraws += tries
+        d = '%04d' % i
+        k.write(os.path.join(a.outdir, d))
+        names.append(d)
+    with open(os.path.join(a.outdir, 'index.txt'), 'w') as f:
+        f.write('\n'.join(names) + '\n')
+    print('gen.py: %d cases in %s (seed %d, %d redraws)' % (len(names), a.outdir, a.seed, redraws))
+
+
+if __name__ == '__main__':
+    if sys.byteorder != 'little':
+        sys.exit('gen.py: writes little-endian files from a little-endian host only')
+    main()
