@@ -223,18 +223,35 @@ void sb_free(StrBuf *b)
 
 /* ---- diagnostics ---- */
 
-/* Finds line `line` (1-based) of the source; false when there is none. */
-static bool find_line(const Source *src, int line, const char **start, size_t *len)
+/*
+ * Finds line `line` (1-based) of the source; false when there is none.  The
+ * search starts from the last line found where that is nearer than the top
+ * (diagnostics come in source order, or in reverse, as unused names do when
+ * a scope closes: thousands of warnings are then one scan, not one each).
+ */
+static bool find_line(Diag *d, int line, const char **start, size_t *len)
 {
+	const Source *src = d->src;
 	if (!src || !src->text || line < 1)
 		return false;
 	const char *p = src->text, *end = src->text + src->len;
-	for (int i = 1; i < line; i++) {
+	int i = 1;
+	if (d->at_src == src && d->at_line > 0 && d->at_line - line < line) {
+		i = d->at_line;
+		p = d->at;
+		for (; i > line; i--) /* back to the start of the line before */
+			for (p--; p > src->text && p[-1] != '\n'; p--)
+				;
+	}
+	for (; i < line; i++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			return false;
 		p = nl + 1;
 	}
+	d->at_src = src;
+	d->at_line = line;
+	d->at = p;
 	if (p >= end)
 		return false;
 	const char *q = memchr(p, '\n', (size_t)(end - p));
@@ -246,11 +263,11 @@ static bool find_line(const Source *src, int line, const char **start, size_t *l
 	return true;
 }
 
-static void put_source_line(StrBuf *b, const Source *src, Loc loc)
+static void put_source_line(StrBuf *b, Diag *d, Loc loc)
 {
 	const char *s;
 	size_t n;
-	if (!find_line(src, loc.line, &s, &n))
+	if (!find_line(d, loc.line, &s, &n))
 		return;
 	sb_putn(b, s, n);
 	sb_puts(b, "\n");
@@ -272,7 +289,7 @@ static void report(Diag *d, Loc loc, const char *kind, const char *fmt, va_list 
 		sb_printf(&d->out, "%s: %s: ", name, kind);
 	sb_vprintf(&d->out, fmt, ap);
 	sb_puts(&d->out, "\n");
-	put_source_line(&d->out, d->src, loc);
+	put_source_line(&d->out, d, loc);
 }
 
 /* After an error: back to the entry point, or out of the program. */

@@ -79,6 +79,9 @@ typedef struct Diag {
 	bool werror;    /* warnings count as errors */
 	bool nowarn;    /* suppress warnings */
 	jmp_buf *jmp;   /* where error_at() returns to; NULL = exit(1) */
+	const Source *at_src; /* the source, line and start of the last excerpt */
+	int at_line;
+	const char *at;
 } Diag;
 
 NORETURN void error_at(Diag *d, Loc loc, const char *fmt, ...) PRINTF(3, 4);
@@ -93,6 +96,10 @@ NORETURN void die_at(const char *file, int line, const char *fmt, ...) PRINTF(3,
 #define ensure(c) ((c) ? (void)0 : die("ensure failed: %s", #c))
 
 /* ---- small helpers ---- */
+/* How deep IR text may nest regions (the source parser's MAX_DEPTH is the
+ * same): deeper is a located error, so nothing recursing on the IR
+ * overflows the stack. */
+enum { MAX_NESTING = 256 };
 static inline bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 static inline int ilog2(uint64_t x) { int n = 0; while (x > 1) { x >>= 1; n++; } return n; }
 double now_seconds(void);
