@@ -164,8 +164,17 @@ static void in_thread(Cg *c, const Red *rd, ValId src, Pair *acc)
 	}
 }
 
+/*
+ * A butterfly step's add is built without contraction (fp_fusion off for
+ * it): partners compute x + y and y + x, equal only as rounded sums; an fma
+ * of the multiply before would add one lane's exact product to the other's
+ * rounded one, and lanes that then write one scratch slot (across_warps) or
+ * hold one replicated value would differ in the last bit.
+ */
 static void in_warp(Cg *c, const Red *rd, const Layout *l, Pair *acc, uint32_t keymask, int n)
 {
+	bool fusion = c->f->fp_fusion;
+	c->f->fp_fusion = false;
 	for (int i = 0; i < l->nlane; i++) {
 		if (!in_axis(rd, l->lane[i]))
 			continue;
@@ -176,6 +185,7 @@ static void in_warp(Cg *c, const Red *rd, const Layout *l, Pair *acc, uint32_t k
 			acc[k] = combine(c, rd, acc[k], o);
 		}
 	}
+	c->f->fp_fusion = fusion;
 }
 
 static uint32_t warp_axis_bits(const Red *rd, const Layout *l, int num_warps)
