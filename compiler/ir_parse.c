@@ -13,8 +13,12 @@
  * does not resolve is exactly a use its definition does not dominate.
  * Once the function is built, the verifier checks the rest; its complaint
  * is reported at the offending op's line in the IR text.
+ *
+ * The header's num_warps and num_stages take the values the attributes and
+ * flags take (compile.h).
  */
 #include "ir.h"
+#include "compile.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -583,15 +587,26 @@ static void bind_params(Parser *p, Params *ps)
 /* fattr = ("num_warps" | "num_stages" | "fp_fusion" | "smem_total") "=" INT */
 static void func_attrs(Parser *p)
 {
+	Func *f = p->f;
 	for (;;) {
-		int *slot = accept(p, "num_warps") ? &p->f->num_warps
-			  : accept(p, "num_stages") ? &p->f->num_stages
-			  : accept(p, "fp_fusion") ? &p->f->fp_fusion
-			  : accept(p, "smem_total") ? &p->f->smem_total : NULL;
+		int *slot = accept(p, "num_warps") ? &f->num_warps
+			  : accept(p, "num_stages") ? &f->num_stages
+			  : accept(p, "fp_fusion") ? &f->fp_fusion
+			  : accept(p, "smem_total") ? &f->smem_total : NULL;
 		if (!slot)
 			return;
 		expect(p, "=");
-		*slot = (int)integer(p);
+		Loc l = (skip(p), here(p));
+		int64_t v = integer(p);
+		if (slot == &f->num_warps && !num_warps_ok(v))
+			error_at(p->d, l, "num_warps must be a power of two from 1 to 32, got %lld", (long long)v);
+		if (slot == &f->num_stages && !num_stages_ok(v))
+			error_at(p->d, l, "num_stages must be from 1 to 8, got %lld", (long long)v);
+		if (slot == &f->fp_fusion && v != 0 && v != 1)
+			error_at(p->d, l, "fp_fusion must be 0 or 1, got %lld", (long long)v);
+		if (slot == &f->smem_total && (v < 0 || v > INT32_MAX))
+			error_at(p->d, l, "smem_total must be from 0 to %d, got %lld", INT32_MAX, (long long)v);
+		*slot = (int)v;
 	}
 }
 
