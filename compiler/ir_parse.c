@@ -14,7 +14,9 @@
  * Once the function is built, the verifier checks the rest; its complaint
  * is reported at the offending op's line in the IR text.
  *
- * The header's num_warps and num_stages take the values the attributes and
+ * Regions nested more than MAX_NESTING deep are an error, as in the source
+ * parser: this parser, the passes and codegen all recurse on them.  The
+ * header's num_warps and num_stages take the values the attributes and
  * flags take (compile.h).
  */
 #include "ir.h"
@@ -50,6 +52,7 @@ typedef struct Parser {
 	int nops, capops;
 	Loc layout_use;         /* the highest #N used, to check against the table */
 	int max_layout;
+	int depth;              /* regions open around the current op */
 } Parser;
 
 static Loc here(Parser *p)
@@ -526,8 +529,12 @@ static void op_line(Parser *p, Block *b)
 	else if (same_line(p))
 		error_at(p->d, here(p), "unexpected text after the op (one op per line; attributes go before ':')");
 	names(p, op);
-	if (region)
+	if (region) {
+		if (++p->depth > MAX_NESTING)
+			error_at(p->d, o.loc, "nesting too deep (more than %d levels)", MAX_NESTING);
 		regions(p, op, &o);
+		p->depth--;
+	}
 	for (int i = 0; i < o.nres; i++)
 		define(p, o.res[i], o.resloc[i], op->res[i]);
 }
