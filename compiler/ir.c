@@ -97,6 +97,27 @@ ElemKind elem_from_name(const char *s, int len)
 	return TY_VOID;
 }
 
+/*
+ * Where the GPU takes fewer element types than an op's type rule allows:
+ * exp, exp2, log and log2 have no f64 version; atomic_add adds f16, f32,
+ * f64, i32 and i64; dot multiplies f16, bf16, f32, i8, i16 and i32.  (For
+ * atomic_add and dot, e is the value's and the operands' element type.)
+ * These are the front end's rules for source (lower.c); the verifier asks
+ * here, so IR text keeps them too.
+ */
+bool op_elem_ok(Opcode code, ElemKind e)
+{
+	switch (code) {
+	case OP_EXP:
+	case OP_EXP2:
+	case OP_LOG:
+	case OP_LOG2: return e != TY_F64;
+	case OP_ATOMIC_ADD: return e == TY_F16 || e == TY_F32 || e == TY_F64 || e == TY_I32 || e == TY_I64;
+	case OP_DOT: return (elem_is_float(e) && e != TY_F64) || (elem_is_int(e) && e != TY_I1 && e != TY_I64);
+	default: return true;
+	}
+}
+
 /* The element part: "f32" or "*f32". */
 static int elem_part(Type t, char *buf, size_t n)
 {

@@ -153,6 +153,9 @@ bool elem_is_int(ElemKind e);             /* includes i1 */
 int elem_bits(ElemKind e);
 const char *elem_name(ElemKind e);        /* "f32", ... */
 ElemKind elem_from_name(const char *s, int len); /* TY_VOID if not a type name */
+/* Whether the GPU supports op on element type e, where it supports fewer types
+ * than the op's type rule (exp of f64, atomic_add of i8, dot of i64, ...). */
+bool op_elem_ok(Opcode code, ElemKind e);
 /* "tensor<128x64xf32>", "i32", "*f16", "tensor<64x*f32>"; returns buf */
 char *type_str(Type t, char *buf, size_t n);
 

@@ -40,6 +40,12 @@ static bool fail(Verifier *v, Op *op, const char *why)
 	return false;
 }
 
+/* An element type the op's rule allows but the GPU does not (op_elem_ok). */
+static const char *unsupported(Func *f, Op *op, ElemKind e)
+{
+	return arena_printf(f->arena, "%s does not support %s", op_info[op->code].text, elem_name(e));
+}
+
 static bool same_shape(Type a, Type b)
 {
 	if (a.rank != b.rank)
@@ -122,6 +128,8 @@ static const char *check_eltwise(Func *f, Op *op)
 		return "arithmetic on a pointer";
 	if (op->code >= OP_EXP && op->code <= OP_RSQRT && !elem_is_float(e))
 		return "needs a float operand";
+	if (!op_elem_ok(op->code, e))
+		return unsupported(f, op, e);
 	if ((op->code == OP_NOT || (op->code >= OP_AND && op->code <= OP_SHR)) && !elem_is_int(e))
 		return "needs an integer operand";
 	return NULL;
@@ -166,6 +174,8 @@ static const char *check_memory(Func *f, Op *op)
 		return arena_printf(f->arena, "value should be %s", tstr(f, data));
 	if (op->code == OP_ATOMIC_ADD && !type_eq(vtype(f, op->res[0]), data))
 		return "atomic_add result differs from the value";
+	if (!op_elem_ok(op->code, data.elem))
+		return unsupported(f, op, data.elem);
 	if (op->nopnds > mask) {
 		Type m = vtype(f, op->opnds[mask]);
 		if (m.elem != TY_I1 || !same_shape(m, p))
@@ -200,6 +210,12 @@ static const char *check_dot(Func *f, Op *op)
 		return "dot shapes do not match: a[M,K] b[K,N] acc[M,N]";
 	if (a.elem != b.elem)
 		return "dot inputs differ in element type";
+	if (!op_elem_ok(OP_DOT, a.elem))
+		return unsupported(f, op, a.elem);
+	ElemKind acc = elem_is_float(a.elem) ? TY_F32 : TY_I32;
+	if (c.elem != acc)
+		return arena_printf(f->arena, "a dot of %s inputs accumulates in %s, not %s", elem_name(a.elem),
+				    elem_name(acc), elem_name(c.elem));
 	if (!type_eq(c, vtype(f, op->res[0])))
 		return "dot result differs from the accumulator";
 	return NULL;
