@@ -667,8 +667,7 @@ static Rv unary_math(L *l, Node *call, Opcode code)
 	if (code == OP_ABS ? (t.elem == TY_PTR || t.elem == TY_I1) : !elem_is_float(t.elem))
 		error_at(l->d, a.a[0]->loc, "'%s' needs a %s operand, got %s", call->name,
 			 code == OP_ABS ? "numeric" : "float", tstr(l, t));
-	if (t.elem == TY_F64 && (code == OP_EXP || code == OP_EXP2 || code == OP_LOG || code == OP_LOG2 ||
-				 !strcmp(call->name, "sigmoid")))
+	if (!op_elem_ok(code, t.elem) || (t.elem == TY_F64 && !strcmp(call->name, "sigmoid")))
 		error_at(l->d, a.a[0]->loc, "'%s' of f64 is not supported (the GPU has no f64 %s); cast to f32",
 			 call->name, call->name);
 	return (Rv){emit(l, code, t, &x.v, 1), x.weak};
@@ -796,8 +795,7 @@ static Rv store_like(L *l, Node *call, Opcode code)
 			ir_append(l->b.at, op);
 		return (Rv){0, false};
 	}
-	if (code == OP_ATOMIC_ADD && pt.pointee != TY_F32 && pt.pointee != TY_I32 && pt.pointee != TY_I64 &&
-	    pt.pointee != TY_F64 && pt.pointee != TY_F16)
+	if (code == OP_ATOMIC_ADD && !op_elem_ok(code, pt.pointee))
 		error_at(l->d, call->loc, "'atomic_add' does not support %s", elem_name(pt.pointee));
 	Type rt = type_with_elem(pt, pt.pointee);
 	rt.pointee = TY_VOID;
@@ -821,7 +819,7 @@ static Rv dot(L *l, Node *call)
 			 shape_str(l, tb));
 	if (ta.elem != tb.elem)
 		error_at(l->d, call->loc, "'dot' operand types differ: %s and %s", elem_name(ta.elem), elem_name(tb.elem));
-	if (ta.elem == TY_PTR || ta.elem == TY_I1 || ta.elem == TY_F64 || ta.elem == TY_I64)
+	if (!op_elem_ok(OP_DOT, ta.elem))
 		error_at(l->d, call->loc, "'dot' does not support %s operands", elem_name(ta.elem));
 	ElemKind acc_e = elem_is_float(ta.elem) ? TY_F32 : TY_I32;
 	int32_t shape[2] = {ta.shape[0], tb.shape[1]};

@@ -15,7 +15,7 @@
  * Nesting (blocks, parentheses, unary operators, else-if chains, and the
  * operators of one `a + b + ...` chain or the indexes of one `x[:][:]...`,
  * which make a deep tree) beyond
- * MAX_DEPTH levels is an error, so no input can overflow the stack here or
+ * MAX_NESTING levels is an error, so no input can overflow the stack here or
  * in the passes that recurse on the tree.
  *
  * Node locations: literals and names at their token; unary and binary
@@ -30,8 +30,6 @@
 #include "ast.h"
 #include "ir.h"
 #include "token.h"
-
-enum { MAX_DEPTH = 256 };
 
 typedef struct P {
 	Arena *arena;
@@ -115,8 +113,8 @@ static void expect_semi(P *p, const char *what)
 
 static void enter(P *p)
 {
-	if (++p->depth > MAX_DEPTH)
-		error_at(p->diag, p->tok->loc, "nesting too deep (more than %d levels)", MAX_DEPTH);
+	if (++p->depth > MAX_NESTING)
+		error_at(p->diag, p->tok->loc, "nesting too deep (more than %d levels)", MAX_NESTING);
 }
 
 /*
@@ -125,9 +123,9 @@ static void enter(P *p)
  */
 static void enter_operator(P *p)
 {
-	if (++p->depth > MAX_DEPTH)
+	if (++p->depth > MAX_NESTING)
 		error_at(p->diag, p->tok->loc, "expression too long or too deeply nested (more than %d levels)",
-		         MAX_DEPTH);
+		         MAX_NESTING);
 }
 
 static void leave(P *p) { p->depth--; }

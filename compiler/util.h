@@ -96,9 +96,9 @@ NORETURN void die_at(const char *file, int line, const char *fmt, ...) PRINTF(3,
 #define ensure(c) ((c) ? (void)0 : die("ensure failed: %s", #c))
 
 /* ---- small helpers ---- */
-/* How deep IR text may nest regions (the source parser's MAX_DEPTH is the
- * same): deeper is a located error, so nothing recursing on the IR
- * overflows the stack. */
+/* How deep source expressions and statements (parse.c) and IR text's
+ * regions (ir_parse.c) may nest: deeper is a located error, so nothing
+ * recursing on them overflows the stack. */
 enum { MAX_NESTING = 256 };
 static inline bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 static inline int ilog2(uint64_t x) { int n = 0; while (x > 1) { x >>= 1; n++; } return n; }
