@@ -364,6 +364,35 @@ void ir_replace_uses(Func *f, ValId from, ValId to)
 	ir_walk(f, subst_op, &s);
 }
 
+void fw_set(Func *f, Forward *w, ValId from, ValId to)
+{
+	if (from >= w->cap) /* the arena's memory comes zeroed */
+		w->to = arena_grow(f->arena, w->to, &w->cap, f->nvals, sizeof(ValId));
+	w->to[from] = to;
+	w->any = true;
+}
+
+void fw_opnds(Forward *w, Op *op)
+{
+	if (!w->any)
+		return;
+	for (int i = 0; i < op->nopnds; i++)
+		while (op->opnds[i] < w->cap && w->to[op->opnds[i]])
+			op->opnds[i] = w->to[op->opnds[i]];
+}
+
+static void fw_op(Func *f, Op *op, void *ctx)
+{
+	(void)f;
+	fw_opnds(ctx, op);
+}
+
+void fw_apply(Func *f, Forward *w)
+{
+	if (w->any)
+		ir_walk(f, fw_op, w);
+}
+
 /* ---- builder ---- */
 
 static void place(Builder *b, Op *op)

@@ -170,6 +170,20 @@ void ir_insert_before(Op *pos, Op *op);
 void ir_remove(Op *op);                   /* unlink from its block */
 /* Replace every use of `from` by `to` in all blocks of f. */
 void ir_replace_uses(Func *f, ValId from, ValId to);
+/*
+ * Replacements a pass records as it walks, instead of one ir_replace_uses
+ * (a walk of the function) each: fw_set notes from -> to, fw_opnds rewrites
+ * an op's operands through them as the walk reaches it (uses follow their
+ * definitions), and fw_apply rewrites every op once at the end.
+ */
+typedef struct Forward {
+	ValId *to;   /* per ValId: its replacement, or 0 */
+	int cap;
+	bool any;
+} Forward;
+void fw_set(Func *f, Forward *w, ValId from, ValId to);
+void fw_opnds(Forward *w, Op *op);
+void fw_apply(Func *f, Forward *w);
 static inline Value *val(Func *f, ValId v) { return &f->vals[v]; }
 static inline Type vtype(Func *f, ValId v) { return f->vals[v].type; }
 

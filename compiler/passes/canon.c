@@ -25,6 +25,7 @@
 
 typedef struct Canon {
 	bool changed;
+	Forward fw;  /* replaced results, applied as the walk reaches their uses */
 } Canon;
 
 static Op *const_op(Func *f, ValId v)
@@ -127,14 +128,14 @@ static bool constant_result(Func *f, Op *op, int64_t *v)
 	}
 }
 
-static void replace_by_const(Func *f, Op *op, int64_t v)
+static void replace_by_const(Func *f, Forward *w, Op *op, int64_t v)
 {
 	Builder b = {f, op->parent, op, op->loc};
 	Type t = vtype(f, op->res[0]);
 	ValId c = b_const_int(&b, (ElemKind)t.elem, v);
 	if (t.rank > 0)
 		c = b_op1(&b, OP_SPLAT, t, &c, 1);
-	ir_replace_uses(f, op->res[0], c);
+	fw_set(f, w, op->res[0], c);
 	ir_remove(op);
 }
 
@@ -156,6 +157,7 @@ static void canon_op(Func *f, Op *op, void *ctx)
 {
 	Canon *c = ctx;
 	int64_t k;
+	fw_opnds(&c->fw, op);
 	if (op->nres != 1 || op->nblocks || !op_has(op->code, F_PURE))
 		return;
 	c->changed |= reorder(f, op);
@@ -164,20 +166,21 @@ static void canon_op(Func *f, Op *op, void *ctx)
 	if (x && f->vals[x].layout != f->vals[op->res[0]].layout)
 		x = 0; /* after the layout pass, the replacement must sit in the same layout */
 	if (x) {
-		ir_replace_uses(f, op->res[0], x);
+		fw_set(f, &c->fw, op->res[0], x);
 		ir_remove(op);
 		c->changed = true;
 	} else if (f->vals[op->res[0]].layout < 0 && constant_result(f, op, &k)) {
-		replace_by_const(f, op, k);
+		replace_by_const(f, &c->fw, op, k);
 		c->changed = true;
 	}
 }
 
 void pass_canon(Func *f)
 {
-	Canon c;
+	Canon c = {0};
 	do {
 		c.changed = false;
 		ir_walk(f, canon_op, &c);
+		fw_apply(f, &c.fw);
 	} while (c.changed);
 }

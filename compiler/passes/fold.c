@@ -233,7 +233,7 @@ static bool eval_cast(ElemKind from, ElemKind to, Const a, Const *r)
 
 /* ---- rewriting ---- */
 
-static void materialize(Func *f, Op *op, Const c)
+static void materialize(Func *f, Forward *w, Op *op, Const c)
 {
 	Builder b = {f, op->parent, op, op->loc};
 	Type t = vtype(f, op->res[0]);
@@ -241,7 +241,7 @@ static void materialize(Func *f, Op *op, Const c)
 	ValId v = elem_is_float(e) ? b_const_float(&b, e, c.f) : b_const_int(&b, e, c.i);
 	if (t.rank > 0)
 		v = b_op1(&b, OP_SPLAT, t, &v, 1);
-	ir_replace_uses(f, op->res[0], v);
+	fw_set(f, w, op->res[0], v);
 	ir_remove(op);
 }
 
@@ -262,22 +262,23 @@ static bool eval_op(Func *f, Op *op, const Const *c, Const *r)
 				 : eval_int_binary(op->code, in, c[0].i, c[1].i, &r->i);
 }
 
-static void fold_select(Func *f, Op *op)
+static void fold_select(Func *f, Forward *w, Op *op)
 {
 	Const c;
 	if (!get_const(f, op->opnds[0], &c))
 		return;
-	ir_replace_uses(f, op->res[0], op->opnds[c.i ? 1 : 2]);
+	fw_set(f, w, op->res[0], op->opnds[c.i ? 1 : 2]);
 	ir_remove(op);
 }
 
 static void fold_op(Func *f, Op *op, void *ctx)
 {
-	(void)ctx;
+	Forward *w = ctx;
+	fw_opnds(w, op);
 	if (op->nres != 1 || f->vals[op->res[0]].layout >= 0)
 		return; /* new constants would have no layout */
 	if (op->code == OP_SELECT) {
-		fold_select(f, op);
+		fold_select(f, w, op);
 		return;
 	}
 	if (!op_has(op->code, F_ELTWISE) || op->nres != 1 || op->nopnds < 1 || op->nopnds > 2 ||
@@ -288,10 +289,12 @@ static void fold_op(Func *f, Op *op, void *ctx)
 		if (!get_const(f, op->opnds[i], &c[i]))
 			return;
 	if (eval_op(f, op, c, &r))
-		materialize(f, op, r);
+		materialize(f, w, op, r);
 }
 
 void pass_fold(Func *f)
 {
-	ir_walk(f, fold_op, NULL);
+	Forward w = {0};
+	ir_walk(f, fold_op, &w);
+	fw_apply(f, &w);
 }
