@@ -7,7 +7,9 @@
 # Steps, each with its own time cap, all run even after one fails:
 #   gpu_test   bundle/gpu_test: every example against a float64 reference,
 #              compiled for the device (sm_90a on an H100: wgmma), then again
-#              for sm_90 (ldmatrix + mma.sync everywhere; no 10^8 cases)
+#              for sm_90 (ldmatrix + mma.sync everywhere; no 10^8 cases); then
+#              400 random kernels (tests/diff/gen.py, seed 1) through
+#              bundle/diff_test on the GPU and in the interpreter, both arches
 #   sanitizer  compute-sanitizer memcheck over gpu_test --no-large --no-interp
 #              (gpu_test has no --quick; those two flags drop the 10^8 cases
 #              and the CPU interpreter, which memcheck does not need), then
@@ -135,8 +137,12 @@ echo "=== bundle: $BUNDLE: $(cd "$BUNDLE" 2>&1 && echo ./*)"
 rm -f "$OUT"/gpu_test.log "$OUT"/sanitizer.log "$OUT"/ptxas.log "$OUT"/bench.log
 echo "GPU: $gpu" > "$OUT/gpu_test.log"
 
-step gpu_test 130 bash -c '"$0" --examples dsl_examples && echo "=== again for sm_90" &&
-	"$0" --examples dsl_examples --arch sm_90 --no-large --no-interp' "$BUNDLE/gpu_test"
+step gpu_test 260 bash -c 'set -o pipefail; "$0" --examples dsl_examples && echo "=== again for sm_90" &&
+	"$0" --examples dsl_examples --arch sm_90 --no-large --no-interp &&
+	echo "=== random kernels: tests/diff/gen.py --count 400 --seed 1, diff_test" && d=$(mktemp -d) &&
+	python3 tests/diff/gen.py "$d" --count 400 --seed 1 > /dev/null &&
+	"$1" --require-gpu "$d" | grep -v "^PASS" && "$1" --require-gpu --arch sm_90 "$d" | grep -v "^PASS"' \
+	"$BUNDLE/gpu_test" "$BUNDLE/diff_test"
 # memcheck over every case; racecheck (shared-memory hazards: the barriers
 # codegen leaves out where accesses touch other bytes, copies of replicated
 # elements) over every kernel that uses shared memory, for both targets
@@ -160,7 +166,8 @@ step ptxas 40 bash -c ptxas_all
 step bench 330 python3 bench/bench.py
 
 summary+=("GPU: $gpu")
-summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tail -1)")
+summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")
+summary+=("diff_test: $(grep -E '^diff_test: [0-9]+ passed' "$OUT/gpu_test.log" | cut -d' ' -f2-7 | tr '\n' ' ')")
 summary+=("sanitizer: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed, [0-9]+ failed' "$OUT/sanitizer.log" | tr '\n' ' ')")
 echo
 echo "================ summary ($SECONDS s) ================"
