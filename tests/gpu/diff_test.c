@@ -34,6 +34,7 @@
 #include "compile.h"
 #include "interp.h"
 #include "tilec.h"
+#include "harness.h"
 
 #include "../util/ref.h"
 
@@ -83,23 +84,6 @@ typedef struct Case {
 static tilec_context *ctx;
 static bool gpu = true, opt0;
 static const char *arch;
-
-static double seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = calloc(n ? n : 1, 1);
-	if (!p) {
-		fprintf(stderr, "diff_test: out of memory (%zu bytes)\n", n);
-		exit(2);
-	}
-	return p;
-}
 
 static void fail(Case *c, const char *fmt, ...) PRINTF(2, 3);
 static void fail(Case *c, const char *fmt, ...)

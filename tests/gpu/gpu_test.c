@@ -35,6 +35,7 @@
 #include "compile.h"
 #include "interp.h"
 #include "tilec.h"
+#include "harness.h"
 
 #include "../util/ref.h"
 
@@ -104,16 +105,6 @@ static void fill_f16(uint16_t *p, size_t n, double lo, double hi)
 }
 
 /* Zeroed, so that gcc's uninitialised-use analysis has nothing to guess at. */
-static void *xmalloc(size_t n)
-{
-	void *p = calloc(n ? n : 1, 1);
-	if (!p) {
-		fprintf(stderr, "gpu_test: out of host memory (%zu bytes)\n", n);
-		exit(2);
-	}
-	return p;
-}
-
 /* ---- one case: its name, its verdict ---- */
 
 typedef struct Case {
@@ -1044,13 +1035,6 @@ out:
 	tilec_kernel_destroy(k2);
 	tilec_free(ctx, da), tilec_free(ctx, db), tilec_free(ctx, dc);
 	free(a), free(b), free(cm), free(want), free(src);
-}
-
-static double seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /*
