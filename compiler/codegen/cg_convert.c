@@ -42,7 +42,7 @@ void cg_rename(Cg *c, Op *op)
  * a lane) hit the same 4 banks 8 times; swizzled, they cover all 32.  The
  * map is linear over XOR (cg_lin's contract), a bijection on any
  * power-of-two tile, and keeps each access of up to 16 aligned bytes whole.
- * Columns ([N, 1]) and 1-D tiles, read a row at a time, keep flat * eb.
+ * Phase 0 is flat * eb; scratch_phase says which converts swizzle.
  */
 static LLVMValueRef times(Cg *c, LLVMValueRef flat, int eb, int phase)
 {
