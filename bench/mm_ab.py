@@ -22,7 +22,6 @@ the ratio to cuBLAS.  Every variant's result is checked against torch first.
 """
 import os
 import re
-import statistics
 import subprocess
 import sys
 
@@ -32,8 +31,7 @@ import triton
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
-from probe import bench  # noqa: E402
-from ptx_ab import CLI, EX, RawKernel  # noqa: E402
+from ptx_ab import CLI, EX, RawKernel, rounds_table  # noqa: E402
 
 REPS = 20
 ARCH = os.environ.get("TILEC_ARCH", "sm_90a")
@@ -103,15 +101,7 @@ def main():
         if not err < 1e-2:
             sys.exit(f"{name}: rel err {err:.2e}")
     flop = 2 * M * N * K
-    tf = {name: [] for name in runs}
-    for _ in range(rounds):
-        for name, fn in runs.items():
-            tf[name].append(flop / (bench(fn, 1, REPS)[0] * 1e-3) / 1e12)
-    t = statistics.median(tf["cublas"])
-    print(f"{'variant':<16} {'TFLOP/s':>8} {'min':>7} {'max':>7} {'/cublas':>8}")
-    for name, v in tf.items():
-        m = statistics.median(v)
-        print(f"{name:<16} {m:8.1f} {min(v):7.1f} {max(v):7.1f} {m / t:8.3f}")
+    rounds_table(runs, rounds, REPS, lambda ms: flop / (ms * 1e-3) / 1e12, "TFLOP/s", "cublas")
 
 
 if __name__ == "__main__":

@@ -136,15 +136,21 @@ def main():
         if not err < 1e-5:
             sys.exit(f"{name}: rel err {err:.2e}")
     nbytes = 2 * x.numel() * 4
-    gbs = {name: [] for name in runs}
+    rounds_table(runs, rounds, REPS, lambda ms: nbytes / ms / 1e6, "GB/s", "triton")
+
+
+def rounds_table(runs, rounds, reps, rate, unit, ref):
+    """Times every run once per round (median of `reps` calls, L2 flushed), rounds interleaved;
+    prints each run's rate (rate(ms)) as median, min, max over the rounds and its ratio to `ref`."""
+    got = {name: [] for name in runs}
     for _ in range(rounds):
         for name, fn in runs.items():
-            gbs[name].append(bench(fn, nbytes, REPS)[1])
-    t = statistics.median(gbs["triton"])
-    print(f"{'variant':<14} {'GB/s med':>9} {'min':>7} {'max':>7} {'/triton':>8}")
-    for name, v in gbs.items():
+            got[name].append(rate(bench(fn, 1, reps)[0]))
+    t = statistics.median(got[ref])
+    print(f"{'variant':<16} {unit + ' med':>9} {'min':>7} {'max':>7} {'/' + ref:>8}")
+    for name, v in got.items():
         m = statistics.median(v)
-        print(f"{name:<14} {m:9.0f} {min(v):7.0f} {max(v):7.0f} {m / t:8.3f}")
+        print(f"{name:<16} {m:9.1f} {min(v):7.1f} {max(v):7.1f} {m / t:8.3f}")
 
 
 if __name__ == "__main__":

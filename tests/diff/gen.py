@@ -325,18 +325,8 @@ class Param(Node):
         return T((), self.dt, [self.value])
 
 
-class Const(Node):
+class Const(Param):
     """A constexpr parameter (i32, i1 or f32); it folds like a literal of its type."""
-
-    def __init__(self, name, dt, value):
-        self.name, self.value = name, value
-        self.setup((), dt, value, value)
-
-    def src(self):
-        return self.name
-
-    def ev(self, cx):
-        return T((), self.dt, [self.value])
 
 
 class Pid(Node):

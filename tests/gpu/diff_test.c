@@ -104,23 +104,7 @@ static char *slurp(const char *dir, const char *name, size_t *len)
 {
 	char path[1200];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = xmalloc((size_t)n + 1);
-	if (n < 0 || fread(s, 1, (size_t)n, f) != (size_t)n) {
-		free(s);
-		s = NULL;
-	} else {
-		s[n] = 0;
-		if (len)
-			*len = (size_t)n;
-	}
-	fclose(f);
-	return s;
+	return ref_try_read(path, len);
 }
 
 /* dir/NAME.EXT holding exactly `bytes` bytes, or NULL with a message in c. */

@@ -104,7 +104,6 @@ static void fill_f16(uint16_t *p, size_t n, double lo, double hi)
 		p[i] = f32_to_half((float)uniform(lo, hi));
 }
 
-/* Zeroed, so that gcc's uninitialised-use analysis has nothing to guess at. */
 /* ---- one case: its name, its verdict ---- */
 
 typedef struct Case {

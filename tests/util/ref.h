@@ -205,26 +205,37 @@ static inline size_t ref_check(const char *what, const double *got, const double
 	return bad;
 }
 
-/* Read a whole file (NUL-terminated, malloc'ed) or exit with a message. */
-static inline char *ref_read_file(const char *path, size_t *len)
+/* A whole file (NUL-terminated, malloc'ed; *len its size), or NULL. */
+static inline char *ref_try_read(const char *path, size_t *len)
 {
 	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		fprintf(stderr, "cannot open %s\n", path);
-		exit(2);
-	}
+	if (!fp)
+		return NULL;
 	fseek(fp, 0, SEEK_END);
 	long n = ftell(fp);
 	fseek(fp, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	if (!s || fread(s, 1, (size_t)n, fp) != (size_t)n) {
+	char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, fp) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	fclose(fp);
+	if (!s)
+		return NULL;
+	s[n] = 0;
+	if (len)
+		*len = (size_t)n;
+	return s;
+}
+
+/* The same, or exit with a message. */
+static inline char *ref_read_file(const char *path, size_t *len)
+{
+	char *s = ref_try_read(path, len);
+	if (!s) {
 		fprintf(stderr, "cannot read %s\n", path);
 		exit(2);
 	}
-	s[n] = 0;
-	fclose(fp);
-	if (len)
-		*len = (size_t)n;
 	return s;
 }
 
