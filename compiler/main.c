@@ -7,7 +7,6 @@
  * and writes what was asked for.  Diagnostics go to stderr; any error exits 1.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -112,31 +111,6 @@ static Define parse_define(const char *s)
 	return d;
 }
 
-/* The name of the --hints item at s, spaces trimmed. */
-static size_t hint_name(const char **s)
-{
-	*s += strspn(*s, " \t");
-	size_t n = strcspn(*s, "=,");
-	while (n && isspace((unsigned char)(*s)[n - 1]))
-		n--;
-	return n;
-}
-
-/* --hints n=16,stride=16: a parameter named twice is an error (pass_specialize checks each item). */
-static void check_hints(const char *hints)
-{
-	for (const char *a = hints; a; a = strchr(a, ',') ? strchr(a, ',') + 1 : NULL) {
-		const char *na = a;
-		size_t la = hint_name(&na);
-		for (const char *b = hints; la && b != a; b = strchr(b, ',') + 1) {
-			const char *nb = b;
-			size_t lb = hint_name(&nb);
-			if (la == lb && !memcmp(na, nb, la))
-				fail("--hints: parameter '%s' is given more than once", strndup(na, la));
-		}
-	}
-}
-
 static EmitKind emit_kind(const char *s)
 {
 	static const struct { const char *name; EmitKind k; } kinds[] = {
@@ -192,7 +166,6 @@ int main(int argc, char **argv)
 			o.arch = value_of(argc, argv, &i, "--arch");
 		} else if (starts(a, "--hints")) {
 			o.div_hints = value_of(argc, argv, &i, "--hints");
-			check_hints(o.div_hints);
 		} else if (starts(a, "--print-after")) {
 			o.print_after = value_of(argc, argv, &i, "--print-after");
 		} else if (!strcmp(a, "-O0")) {

@@ -7,8 +7,8 @@
  * replaced by the constant, so `k * stride` folds and a unit-stride tile is
  * seen to be contiguous.  A hint is a promise made for this compiled kernel;
  * the runtime makes it only for arguments that keep it.  A hint is a power of
- * two; an unknown or non-integer parameter, or a malformed list, is a user
- * error.
+ * two; an unknown or non-integer parameter, one named twice, or a malformed
+ * list, is a user error.
  */
 #include "compile.h"
 
@@ -35,8 +35,8 @@ static void replace_by_one(Func *f, int i)
 	ir_replace_uses(f, arg, one);
 }
 
-/* One "name=value" item of s[0..len). */
-static void hint(Func *f, const char *s, size_t len)
+/* One "name=value" item of s[0..len); seen[i]: parameter i had an item before. */
+static void hint(Func *f, const char *s, size_t len, bool *seen)
 {
 	while (len && isspace((unsigned char)*s))
 		s++, len--;
@@ -50,6 +50,9 @@ static void hint(Func *f, const char *s, size_t len)
 	if (i < 0)
 		error_plain(f->diag, "--hints: kernel '%s' has no parameter '%.*s'", f->name ? f->name : "?", (int)nlen,
 		            s);
+	if (seen[i])
+		error_plain(f->diag, "--hints: parameter '%.*s' is given more than once", (int)nlen, s);
+	seen[i] = true;
 	Type t = vtype(f, f->entry->args[i]);
 	if (t.rank != 0 || t.elem == TY_I1 || !elem_is_int(t.elem))
 		error_plain(f->diag, "--hints: parameter '%.*s' is not an integer", (int)nlen, s);
@@ -80,11 +83,12 @@ void pass_specialize(Func *f, const char *div_hints)
 	}
 	if (!div_hints)
 		return;
+	bool *seen = NEWN(f->arena, bool, f->nparams + 1);
 	for (const char *s = div_hints; *s;) {
 		const char *comma = strchr(s, ',');
 		size_t len = comma ? (size_t)(comma - s) : strlen(s);
 		if (len)
-			hint(f, s, len);
+			hint(f, s, len, seen);
 		s += len + (comma ? 1 : 0);
 	}
 }
