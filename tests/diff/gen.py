@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gen.py: random tile kernels with their launches, inputs and expected outputs.
 
-    python3 tests/diff/gen.py OUTDIR [--count N] [--seed S] [--only I]
+    python3 tests/diff/gen.py OUTDIR [--count N] [--seed S] [--only I] [--family dot|vec|...]
 
 Writes OUTDIR/index.txt (one case directory a line) and, per case, OUTDIR/NNNN/:
 
@@ -15,9 +15,12 @@ Writes OUTDIR/index.txt (one case directory a line) and, per case, OUTDIR/NNNN/:
     NAME.tol      one f64 per element: |got - want| <= tol; a negative tol marks an
                   element that no store may touch (its poison must survive)
 
-Kernels come in six shapes of program -- 1-D blocks, 1-D loops (grid-stride
+Kernels come in seven shapes of program -- 1-D blocks, 1-D loops (grid-stride
 or a constexpr count of chunks), 2-D blocks, rows reduced in a loop,
-softmax-like rows with -inf padding (one pass or online), 3-D blocks --
+softmax-like rows with -inf padding (one pass or online), 3-D blocks, and
+matrix products (f16, bf16, f32, tf32 and integer dots of 16 to 128-wide
+tiles, operands row- or column-major or transposed, a K loop with any
+num_stages or one step, an epilogue, a second product of its result) --
 filled with random expressions: element-wise math (+ - * / div_rn %, exp,
 exp2, log, log2, sqrt, rsqrt, sigmoid, abs), casts among f16, bf16, f32,
 f64, i8, i16, i32 and i64, comparisons, where, maximum/minimum, reductions
@@ -41,7 +44,9 @@ plus the operation's own error -- half an ulp of the type for rounded
 operations (a multiply stays inexact even when rounded, as the GPU may fuse
 it into an add), 2 ulp for `/` (div.full), 2^-21 relative for
 ex2/lg2/rsqrt.approx (plus |x| ulp for exp's scaling by log2 e), and for
-sums a count of roundings that covers any order the GPU reduces in.  A
+sums a count of roundings that covers any order the GPU reduces in; for a
+dot, 3 (K + 16) f32 roundings of the sum of |a||b| (any order, tensor cores
+that truncate) and 2^-10 of it more for tf32.  A
 comparison, mask or argmax whose answer those bounds leave open is
 rejected (the case is drawn again), as is anything that overflows, divides
 near zero or makes the bound loose (over a twentieth of the output's
@@ -49,6 +54,7 @@ scale).  The tolerance written is twice the bound.
 """
 import argparse
 import math
+import operator
 import os
 import random
 import re
@@ -807,6 +813,66 @@ def reduce_group(fn, dt, v, e, warps, tile_n):
     per_thread = min(n, max(8, -(-tile_n // 32)))
     k = per_thread + n.bit_length() + warps + 8
     return s, (math.fsum(e) if e else 0.0) + k * U[dt] * a + FLOOR[dt] * n
+
+
+class Dot(Node):
+    """dot(a, b[, acc][, allow_tf32=true]): [M, K] x [K, N] (+ [M, N]) in f32 (float inputs) or i32."""
+
+    def __init__(self, a, b, acc=None, tf32=False, kw=False):
+        self.a, self.b, self.acc, self.tf32, self.kw = a, b, acc, tf32, kw
+        K = a.shape[1]
+        dt = 'i32' if a.dt in INTS else 'f32'
+        m = K * max(abs(a.lo), abs(a.hi)) * max(abs(b.lo), abs(b.hi))
+        lo, hi = -m, m
+        if acc is not None:
+            lo, hi = lo + acc.lo, hi + acc.hi
+        self.setup((a.shape[0], b.shape[1]), dt, lo, hi)
+
+    def src(self):
+        args = [self.a.src(), self.b.src()]
+        if self.acc is not None:
+            args.append(('acc=%s' if self.kw else '%s') % self.acc.src())
+        if self.tf32:
+            args.append('allow_tf32=true')
+        return 'dot(%s)' % ', '.join(args)
+
+    def ev(self, cx):
+        A, B = self.a.ev(cx), self.b.ev(cx)
+        (M, K), N = A.shape, B.shape[1]
+        rows = [A.v[i * K:(i + 1) * K] for i in range(M)]
+        cols = [B.v[j::N] for j in range(N)]
+        v = [sum(map(operator.mul, r, c)) for r in rows for c in cols]
+        e = None
+        if self.dt == 'f32':
+            # products exact, any order of f32 additions inside and between the
+            # tensor-core steps (which may truncate): 3 (K + 16) roundings of the
+            # magnitude; tf32 rounds each operand to 11 bits first
+            ra = [list(map(abs, r)) for r in rows]
+            ca = [list(map(abs, c)) for c in cols]
+            mag = [sum(map(operator.mul, r, c)) for r in ra for c in ca]
+            own = 3 * (K + 16) * U['f32'] + (2.0 ** -10 if self.tf32 else 0.0)
+            e = [own * x + FLOOR['f32'] * (K + 1) for x in mag]
+            if A.e or B.e:
+                ea, eb = A.e or [0.0] * (M * K), B.e or [0.0] * (K * N)
+                for i in range(M):
+                    pa = ea[i * K:(i + 1) * K]
+                    for j in range(N):
+                        e[i * N + j] += sum(p * (y + q) + z * q for p, y, q, z in zip(pa, ca[j], eb[j::N], ra[i]))
+        elif A.e or B.e:
+            raise Reject('inexact integer dot')
+        if self.acc is not None:
+            C = self.acc.ev(cx)
+            cv, ce = bcast(C, self.shape)
+            v = [x + y for x, y in zip(v, cv)]
+            if e is not None:
+                e = [x + own * abs(y) + (q if ce else 0.0) for x, y, q in zip(e, cv, ce or cv)]
+            elif ce:
+                e = list(ce)
+        if self.dt == 'i32' and any(abs(x) >= 2 ** 31 for x in v):
+            raise Reject('i32 dot overflow')
+        if e is not None:
+            e = check_finite('f32', v, e, [A, B])
+        return T(self.shape, self.dt, v, e)
 
 
 class Ptr(Node):
@@ -1964,13 +2030,192 @@ def fam_cube(k):
         k.body.append(Store(Ptr(o0, at), Reduce(red(), full(), 0), Index(cmask, [None, ':'])))
 
 
-FAMILIES = [(fam_vec, 4), (fam_loop, 2), (fam_mat, 4), (fam_rows, 1), (fam_softmax, 2), (fam_cube, 2)]
+def fam_dot(k):
+    """Matrix products: [BM, BK] x [BK, BN] tiles of A [M, K] and B [K, N] (each row- or
+    column-major, or loaded the other way round and transposed), summed over K in a loop
+    (pipelined where the loads feed the dot; offsets indexed or carried) or in one product;
+    operands straight from memory, cast or scaled; an epilogue of random element-wise work and
+    reductions on the accumulator, with a bias row, a row vector and a scalar; sometimes a
+    second product of the epilogue's result (attention's P V)."""
+    r = k.rng
+    dt = r.choices(['f16', 'bf16', 'f32', 'tf32', 'i8', 'i16', 'i32'], [8, 5, 2, 2, 2, 1, 1])[0]
+    tf32 = dt == 'tf32'
+    dt = 'f32' if tf32 else dt
+    fma = dt in INTS or (dt == 'f32' and not tf32)
+    k.warps = r.choices([1, 2, 4, 8, 16], [1, 2, 5, 4, 1])[0]
+    if r.random() < 0.5:
+        k.attrs.append('@num_warps(%d)' % k.warps)
+        k.warps_opt = 0
+    else:
+        k.warps_opt = k.warps
+    BM, BN, BK = pow2(r, 16, 128), pow2(r, 16, 128), pow2(r, 16, 64)
+    while fma and BM * BN * BK > 2048 * 32 * k.warps:     # what CUDA cores unroll (passes/layout.c)
+        if BK > 16:
+            BK //= 2
+        elif BM >= BN:
+            BM //= 2
+        else:
+            BN //= 2
+    loop = r.random() < 0.75
+    gm, gn, nk = r.randint(1, 3), r.randint(1, 3), r.randint(1, 4) if loop else 1
+    while gm * gn * nk * BM * BN * BK > 1200000:         # the reference's patience
+        if nk > 1:
+            nk -= 1
+        elif gm > 1:
+            gm -= 1
+        else:
+            gn -= 1
+    M, N, K = ragged(r, BM, gm), ragged(r, BN, gn), ragged(r, BK, nk)
+    src = r.choice(['f32', dt]) if dt in ('f16', 'bf16') and r.random() < 0.2 else dt
+    how_a, how_b = r.choices(['row', 'col', 'trans'], [5, 2, 2], k=2)
+    wrap = r.random() < 0.3
+    carried = loop and r.random() < 0.4
+    pa, pb = r.choice([0, 0, 3, 8]), r.choice([0, 0, 5, 8])
+    lda = (K if how_a == 'row' else M) + pa
+    ldb = (N if how_b == 'row' else K) + pb
+    ax = place_axes(k, [gm, gn])
+    k.desc += ['dot', dt + (' tf32' if tf32 else '') + ('' if src == dt else ' from ' + src),
+               '%dx%dx%d' % (BM, BN, BK), 'M=%d N=%d K=%d' % (M, N, K), 'A:%s B:%s' % (how_a, how_b),
+               'loop' if loop else 'one step'] + ['carried'] * carried + ['wrap'] * wrap
+    stage = (BM * BK + BK * BN) * (2 if dt in ('f16', 'bf16') else 4)
+    if loop and r.random() < 0.6:
+        S = r.randint(1, 5)
+        while S > 1 and S * stage > 160 * 1024:
+            S -= 1
+        k.attrs.append('@num_stages(%d)' % S)
+    if r.random() < 0.1:
+        k.attrs.append('@fp_fusion(false)')
+    kind = 'int' if r.random() < 0.3 else 'cont'
+    a = k.buffer('a', src, (M if how_a == 'row' else K) * lda, 'in', kind)
+    b = k.buffer('b', src, (N if how_b != 'row' else K) * ldb, 'in', kind)
+    fl = dt in FLOATS
+    bias = k.buffer('bias', float_dt(r), N, 'in') if fl and r.random() < 0.4 else None
+    rowv = k.buffer('rowv', float_dt(r), M, 'in', 'pos') if fl and r.random() < 0.3 else None
+    second = dt in ('f16', 'bf16') and r.random() < 0.25
+    BD = pow2(r, 16, 64) if second else 0
+    v = k.buffer('v', dt, N * BD, 'in') if second else None
+    out = k.buffer('c', None, M * N + r.choice([0, 7]), 'out')
+    out2 = k.buffer('o', 'f32', gn * M * BD, 'out') if second else None
+    mm, nn, kd = k.scalar('M', 'i32', M), k.scalar('N', 'i32', N), k.scalar('K', 'i32', K)
+    sa, sb = k.scalar('lda', 'i32', lda), k.scalar('ldb', 'i32', ldb)
+    alpha = k.scalar('alpha', 'f32', r.choice([0.5, 1.5, -0.75])) if fl and r.random() < 0.3 else None
+    bm, bn = k.const('BM', BM), k.const('BN', BN)
+    bk = k.const('BK', BK, other=BK * 2 if r.random() < 0.3 else None)
+    pm, pn = Pid(ax[0], False, gm), Pid(ax[1], False, gn)
+    cm = k.let(Bin('+', Bin('*', pm, bm), Arange(0, BM, 'BM')), p='cm')
+    cn = k.let(Bin('+', Bin('*', pn, bn), Arange(0, BN, 'BN')), p='cn')
+    rm = k.let(Bin('%', cm, mm), p='rm') if wrap else cm
+    rn = k.let(Bin('%', cn, nn), p='rn') if wrap else cn
+    rk = k.let(Arange(0, BK, 'BK'), p='rk')
+    row, col = (lambda x: Index(x, [':', None])), (lambda x: Index(x, [None, ':']))
+
+    def both(m1, m2):   # the K mask, and the M or N mask unless rows wrap
+        return m2 if wrap else Bin('&', m1, m2) if r.random() < 0.7 else Bin('&&', m1, m2)
+
+    def offsets(kr):
+        """A's and B's offsets at K offset kr (an [BK] tile), and their masks; trans: loaded the other way."""
+        if how_a == 'row':
+            oa, ma = Bin('+', Bin('*', row(rm), sa), col(kr)), both(row(Bin('<', rm, mm)), col(Bin('<', kr, kd)))
+        elif how_a == 'col':
+            oa, ma = Bin('+', row(rm), Bin('*', col(kr), sa)), both(row(Bin('<', rm, mm)), col(Bin('<', kr, kd)))
+        else:
+            oa, ma = Bin('+', Bin('*', row(kr), sa), col(rm)), both(col(Bin('<', rm, mm)), row(Bin('<', kr, kd)))
+        if how_b == 'row':
+            ob, mb = Bin('+', Bin('*', row(kr), sb), col(rn)), both(col(Bin('<', rn, nn)), row(Bin('<', kr, kd)))
+        elif how_b == 'col':
+            ob, mb = Bin('+', row(kr), Bin('*', col(rn), sb)), both(col(Bin('<', rn, nn)), row(Bin('<', kr, kd)))
+        else:
+            ob, mb = Bin('+', Bin('*', row(rn), sb), col(kr)), both(row(Bin('<', rn, nn)), col(Bin('<', kr, kd)))
+        return oa, ma, ob, mb
+
+    zero = Lit(0.0) if fl else Lit(0)
+
+    def operand(buf, off, mask, trans):
+        x = k.let(Load(Ptr(buf, off), mask, zero if r.random() < 0.9 else None, kw=r.random() < 0.2), p='t')
+        if trans:
+            x = Trans(x)
+        if src != dt:
+            x = Cast(x, dt)
+        elif fl and r.random() < 0.15:
+            x = Bin('*', x, Lit(r.choice([2.0, 0.5, -1.0])))
+        return x
+
+    acc_dt = 'f32' if fl else 'i32'
+    # |acc| <= K max|a| max|b|, times 4 for operands scaled by 2
+    bound = K * max(abs(a.lo), abs(a.hi)) * max(abs(b.lo), abs(b.hi)) * (4 if fl else 1) + 1
+    if bound > 1e4:
+        raise Reject('products too large')
+    pieces = []
+    if loop:
+        acc = k.let(Full((BM, BN), 0.0, acc_dt, zeros=True, names=['BM', 'BN']), var=True, p='acc')
+        acc = Name(acc.name, like((BM, BN), acc_dt, -bound, bound))
+        kk = Name('kk', like((), 'i32', 0, K))
+        if carried:
+            oa0, _, ob0, _ = offsets(rk)
+            va, vb = k.let(oa0, var=True, p='oa'), k.let(ob0, var=True, p='ob')
+        outer, k.body = k.body, []
+        kr = k.let(Bin('+', kk, rk), p='kr')
+        oa, ma, ob, mb = offsets(kr)
+        if carried:
+            oa, ob = va, vb
+        ta = operand(a, oa, ma, how_a == 'trans')
+        tb = operand(b, ob, mb, how_b == 'trans')
+        form = r.choice(['acc', 'kw', '+='])
+        if form == '+=':
+            k.body.append(Assign(acc.name, '+=', Dot(ta, tb, tf32=tf32), acc))
+        else:
+            k.body.append(Assign(acc.name, '=', Dot(ta, tb, acc, tf32, kw=form == 'kw'), acc))
+        if carried:
+            step_a = Bin('*', bk, sa) if how_a != 'row' else bk
+            step_b = Bin('*', bk, sb) if how_b == 'row' else bk
+            k.body.append(Assign(va.name, '+=', step_a, va))
+            k.body.append(Assign(vb.name, '+=', step_b, vb))
+        body, k.body = k.body, outer
+        k.body.append(For('kk', Lit(0), kd, bk, body))
+    else:
+        oa, ma, ob, mb = offsets(rk)
+        ta = operand(a, oa, ma, how_a == 'trans')
+        tb = operand(b, ob, mb, how_b == 'trans')
+        acc = k.let(Dot(ta, tb, tf32=tf32), p='acc')
+    leaves = [acc if fl else Cast(acc, 'f32')]
+    leaves.append(Bin('*', leaves[0], Lit(1.0 / 64)))
+    cmask = Bin('<', cn, nn)
+    if bias is not None:
+        leaves.append(col(k.let(Load(Ptr(bias, cn), cmask, Lit(0.0)), p='bias')))
+    if rowv is not None:
+        leaves.append(row(k.let(Load(Ptr(rowv, cm), Bin('<', cm, mm), Lit(1.0)), p='rv')))
+    if alpha is not None:
+        leaves.append(alpha)
+    shape = (BM, BN)
+    body_exprs(k, leaves, shape, r.randint(0, 2))
+    e = acc
+    for _ in range(8 if fl or r.random() < 0.5 else 0):       # an epilogue that reads the product
+        x = as_tile(k.expr(k.pool, shape, r.randint(0, 3)), shape)
+        if re.search(r'\b%s\b' % acc.name, x.src()):
+            e = x
+            break
+    k.set_dt(out, out_dt(r, e))
+    smask = k.let(both(row(Bin('<', cm, mm)), col(cmask)) if not wrap else
+                  Bin('&', row(Bin('<', cm, mm)), col(cmask)), p='sm')
+    k.body.append(Store(Ptr(out, Bin('+', Bin('*', row(cm), nn), col(cn))), e, smask))
+    if second:
+        pe = as_tile(k.expr(k.pool, shape, r.randint(0, 2)), shape)
+        p = k.let(Cast(pe, dt), p='p')
+        rd = Arange(0, BD)
+        tv = k.let(Load(Ptr(v, Bin('+', Bin('*', row(cn), Lit(BD)), col(rd))), row(cmask), Lit(0.0)), p='tv')
+        o = Dot(p, tv)
+        at = Bin('+', Bin('*', Bin('+', Bin('*', pn, mm), row(cm)), Lit(BD)), col(rd))
+        k.body.append(Store(Ptr(out2, at), o, row(Bin('<', cm, mm))))
 
 
-def make_case(rng, index):
+FAMILIES = [(fam_vec, 4), (fam_loop, 2), (fam_mat, 4), (fam_rows, 1), (fam_softmax, 2), (fam_cube, 2),
+            (fam_dot, 4)]
+
+
+def make_case(rng, index, families=FAMILIES):
     for attempt in range(200):
         k = Kernel(rng, 'k%04d' % index)
-        fam = rng.choices([f for f, _ in FAMILIES], [w for _, w in FAMILIES])[0]
+        fam = rng.choices([f for f, _ in families], [w for _, w in families])[0]
         try:
             fam(k)
             k.prune()
@@ -1989,11 +2234,14 @@ def main():
     ap.add_argument('--count', type=int, default=150)
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--only', type=int, default=None, help='write only case I (same kernel as in the full run)')
+    ap.add_argument('--family', choices=[f.__name__[4:] for f, _ in FAMILIES],
+                    help='draw every case from one shape of program (other cases than the full run)')
     a = ap.parse_args()
+    families = [(f, w) for f, w in FAMILIES if a.family in (None, f.__name__[4:])]
     os.makedirs(a.outdir, exist_ok=True)
     names, redraws = [], 0
     for i in range(a.count) if a.only is None else [a.only]:
-        k, tries = make_case(random.Random(a.seed * 1000003 + i), i)
+        k, tries = make_case(random.Random(a.seed * 1000003 + i), i, families)
         redraws += tries
         d = '%04d' % i
         k.write(os.path.join(a.outdir, d))
