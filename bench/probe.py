@@ -3,6 +3,8 @@
     python3 bench/probe.py softmax 4096 16384      # dumps PTX of both, times both
     python3 bench/probe.py mean 100000000
     python3 bench/probe.py matmul 4096 4096 4096 128 256 32 8 4   # tilec, cuBLAS, Triton mma.sync
+    python3 bench/probe.py matmul_i8 4096 4096 4096 64 64 64 4 3  # dsl_examples/matmul_i8.tile vs
+                                                                 # torch._int_mm (cuBLAS) + scaling
     python3 bench/probe.py attention 32 4096 64 128 64 8 3        # BH N D [BM BN WARPS STAGES]: tilec vs
                                                                  # torch's scaled_dot_product_attention
 
@@ -104,8 +106,31 @@ def main():
         sync = os.environ.get("TRITON_MMA", "mma.sync") == "mma.sync"
         tm = lambda: tk.matmul(a, b, o3, tcfg, mma_sync=sync)  # noqa: E731
         extra = [("triton-mma.sync" if sync else "triton-wgmma", tm, o3)]
-        nbytes = 2 * M * N * K * 1000  # reported "GB/s" column is then GFLOP/s / 1000 = TFLOP/s
+        nbytes = 2 * M * N * K / 1000  # reported "GB/s" column is then TFLOP/s
         ref = torch.matmul(a.float(), b.float())
+    elif what == "matmul_i8":
+        M, N, K = (int(v) for v in sys.argv[2:5])
+        bm, bn, bk, warps, stages = (int(v) for v in (sys.argv[5:10] or [64, 64, 64, 4, 3]))
+        a = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8)
+        b = torch.randint(-128, 128, (K, N), device="cuda", dtype=torch.int8)
+        sa, sb = torch.rand(M, device="cuda") / 100, torch.rand(N, device="cuda") / 100
+        o1 = torch.empty(M, N, device="cuda")
+        k = tilec.Kernel.compile(os.path.join(EX, "matmul_i8.tile"), "matmul_i8",
+                                 defines={"BM": bm, "BN": bn, "BK": bk}, num_warps=warps, num_stages=stages,
+                                 arch=os.environ.get("TILEC_ARCH"))
+        grid = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+        t = lambda: k.launch(grid, o1, a, b, sa, sb, M, N, K, K, N, N)  # noqa: E731
+        box = [None]
+
+        def tt():  # cuBLAS's int8 product, then the scaling as torch ops
+            box[0] = torch._int_mm(a, b).float() * sa[:, None] * sb[None, :]
+        o2 = lambda: box[0]  # noqa: E731
+        o3 = torch.empty(M, N, device="cuda", dtype=torch.int32)
+        bt = b.t().contiguous().t()  # B column-major: the layout cuBLAS's int8 kernels prefer
+        extra = [("cublas-int8-only", lambda: torch._int_mm(a, b, out=o3), None),
+                 ("cublas-int8-Bcol", lambda: torch._int_mm(a, bt, out=o3), None)]
+        nbytes = 2 * M * N * K / 1000  # "GB/s" column = TOPS
+        ref = (a.double() @ b.double()) * sa.double()[:, None] * sb.double()[None, :]
     elif what == "attention":
         bh, n, d = (int(v) for v in sys.argv[2:5])
         bm, bn, warps, stages = (int(v) for v in (sys.argv[5:9] or [128, 64, 8, 3]))
@@ -121,17 +146,17 @@ def main():
         def tt():
             box[0] = torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None])[0]
         o2 = lambda: box[0]  # noqa: E731
-        nbytes = 4 * bh * n * n * d * 1000  # "GB/s" column = TFLOP/s (two products)
+        nbytes = 4 * bh * n * n * d / 1000  # "GB/s" column = TFLOP/s (two products)
         ref = torch.nn.functional.scaled_dot_product_attention(q[None].float(), k[None].float(), v[None].float())[0]
     else:
         sys.exit("probe.py softmax ROWS N [WARPS] | mean N [WARPS] | matmul M N K [BM BN BK WARPS STAGES] | "
-                 "attention BH N D [BM BN WARPS STAGES]")
-    other = {"matmul": "cublas", "attention": "torch-sdpa"}.get(what, "triton")
+                 "matmul_i8 M N K [BM BN BK WARPS STAGES] | attention BH N D [BM BN WARPS STAGES]")
+    other = {"matmul": "cublas", "matmul_i8": "cublas-int8+torch", "attention": "torch-sdpa"}.get(what, "triton")
     for name, fn, out in [("tilec", t, o1), (other, tt, o2)] + extra:
         fn()
         torch.cuda.synchronize()
         got = out() if callable(out) else out
-        err = ((got.double() - ref.double()).norm() / ref.double().norm()).item()
+        err = float("nan") if got is None else ((got.double() - ref.double()).norm() / ref.double().norm()).item()
         ms, gbs = bench(fn, nbytes)
         ms2, gbs2 = bench(fn, nbytes)
         print(f"{what} {name:15s} {ms * 1e3:9.1f} us {gbs:7.0f} GB/s (again: {gbs2:7.0f})  rel err {err:.2e}")

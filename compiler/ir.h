@@ -255,21 +255,26 @@ enum {
 	RING_WGMMA = 1  /* slots in 128-byte panels, 1024-byte aligned (cg_wgmma.c) */
 };
 
-/* Tensor-core dot, mma.sync.m16n8k16 (layout_mma.c): accumulator over [M,N], operands of it. */
-bool layout_mma_ok(Func *f, const Op *dot);          /* f16/bf16 in, f32 acc, shapes fit */
+/*
+ * Tensor-core dot (layout_mma.c): how a dot runs on mma.sync -- MMA_HALF
+ * m16n8k16 (f16/bf16 in, f32 acc), MMA_TF32 m16n8k8 (f32 in with
+ * allow_tf32), MMA_S8 m16n8k32 (i8 in, i32 acc) -- or MMA_NONE (CUDA cores);
+ * each has the accumulator layout_mma_acc over [M, N] and operands of it.
+ */
+typedef enum { MMA_NONE, MMA_HALF, MMA_TF32, MMA_S8 } MmaKind;
+MmaKind layout_mma_kind(Func *f, const Op *dot);
+bool layout_mma_ok(Func *f, const Op *dot);          /* layout_mma_kind is MMA_HALF */
 Layout layout_mma_acc(int M, int N, int num_warps);
 Layout layout_mma_acc_rows(int M, int N, int num_warps); /* warps along M: for chained dots */
 /* The dot may run as wgmma (sm_90a): warpgroups along M, each m64 x N (layout_mma_acc_rows);
  * b_kmajor: B is stored [N, K] (read through trans), else [K, N]. */
 bool layout_wgmma_ok(Func *f, const Op *dot, bool b_kmajor);
-Layout layout_mma_a(const Layout *c, int K);
+Layout layout_mma_a(const Layout *c, int K);         /* MMA_HALF's operands */
 Layout layout_mma_b(const Layout *c, int K);
-/* Register bits operand i (0: A, 1: B) of accumulator c needs (at most LAYOUT_MAX_REG fit). */
-int layout_mma_operand_bits(const Layout *c, int K, int i, bool tf32);
-/* TF32 dot (mma.sync.m16n8k8, f32 in with allow_tf32): same accumulator, operands of it */
-bool layout_mma_tf32(Func *f, const Op *dot);
-Layout layout_mma_a_tf32(const Layout *c, int K);
-Layout layout_mma_b_tf32(const Layout *c, int K);
+/* Operand i (0: A, 1: B) of accumulator c in kind's fragments, and the register bits it needs
+ * (at most LAYOUT_MAX_REG fit). */
+Layout layout_mma_operand(MmaKind kind, const Layout *c, int K, int i);
+int layout_mma_operand_bits(MmaKind kind, const Layout *c, int K, int i);
 bool layout_is_mma_acc(const Layout *l, int num_warps);
 
 #endif

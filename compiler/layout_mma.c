@@ -167,20 +167,6 @@ Layout layout_mma_b(const Layout *c, int K)
 }
 
 /*
- * What layout_mma_a/_b (or the _tf32 ones) push: the fragment's own bits
- * and K repeats, then C's row (A) or column (B) repeats.
- */
-int layout_mma_operand_bits(const Layout *c, int K, int i, bool tf32)
-{
-	int nb = ilog2((uint64_t)c->shape[1]), reps = 0;
-	uint32_t nmask = (uint32_t)c->shape[1] - 1;
-	for (int j = 2; j < c->nreg; j++)
-		reps += i == 0 ? (c->reg[j] >> nb) != 0 : (c->reg[j] & nmask) != 0;
-	int kfrag = tf32 ? 8 : 16, own = tf32 ? (i == 0 ? 2 : 1) : (i == 0 ? 3 : 2);
-	return own + ilog2((uint64_t)(K / kfrag)) + reps;
-}
-
-/*
  * TF32 operands of m16n8k8 (PTX ISA "Matrix Fragments for mma.m16n8k8",
  * .tf32), one 32-bit element per register:
  *
@@ -189,7 +175,7 @@ int layout_mma_operand_bits(const Layout *c, int K, int i, bool tf32)
  *
  * with K repeats of 8 next, then C's row (A) or column (B) repeats.
  */
-Layout layout_mma_a_tf32(const Layout *c, int K)
+static Layout mma_a_tf32(const Layout *c, int K)
 {
 	Layout a = blank(c->shape[0], K, 1 << c->nwarp);
 	int kb = ilog2((uint64_t)K);
@@ -201,7 +187,7 @@ Layout layout_mma_a_tf32(const Layout *c, int K)
 	return finish_a(a, c, lane);
 }
 
-Layout layout_mma_b_tf32(const Layout *c, int K)
+static Layout mma_b_tf32(const Layout *c, int K)
 {
 	Layout b = blank(K, c->shape[1], 1 << c->nwarp);
 	int nb = ilog2((uint64_t)c->shape[1]);
@@ -212,25 +198,85 @@ Layout layout_mma_b_tf32(const Layout *c, int K)
 	return finish_b(b, c, lane);
 }
 
-/* Register bits of C (2 + M, N repeats), A (2 + K, M repeats), B (1 + K, N repeats) fit. */
-static bool regs_fit(Func *f, int M, int N, int K, int kfrag, int abits, int bbits)
+/*
+ * Int8 operands of m16n8k32 (PTX ISA "Matrix Fragments for mma.m16n8k32",
+ * .s8), four 8-bit elements to a b32 register, the first in its low byte:
+ *
+ *     A 16x32:  a[i]  row g + 8 (i>>2 & 1)   k 4t + (i & 3) + 16 (i>>3)
+ *               reg (k1, k2, r8, k16)  lane (k4, k8, r1, r2, r4)
+ *     B 32x8:   b[i]  k 4t + (i & 3) + 16 (i>>2)   col g
+ *               reg (k1, k2, k16)      lane (k4, k8, n1, n2, n4)
+ *
+ * with K repeats of 32 next, then C's row (A) or column (B) repeats.
+ */
+static Layout mma_a_s8(const Layout *c, int K)
+{
+	Layout a = blank(c->shape[0], K, 1 << c->nwarp);
+	int kb = ilog2((uint64_t)K);
+	push(&a, 1);
+	push(&a, 2);
+	push(&a, 8u << kb);
+	push(&a, 16);
+	for (int k = 32; k < K; k *= 2)
+		push(&a, (uint32_t)k);
+	uint32_t lane[5] = {4, 8, 1u << kb, 2u << kb, 4u << kb};
+	return finish_a(a, c, lane);
+}
+
+static Layout mma_b_s8(const Layout *c, int K)
+{
+	Layout b = blank(K, c->shape[1], 1 << c->nwarp);
+	int nb = ilog2((uint64_t)c->shape[1]);
+	push(&b, 1u << nb);
+	push(&b, 2u << nb);
+	push(&b, 16u << nb);
+	for (int k = 32; k < K; k *= 2)
+		push(&b, (uint32_t)k << nb);
+	uint32_t lane[5] = {4u << nb, 8u << nb, 1, 2, 4};
+	return finish_b(b, c, lane);
+}
+
+/* Each kind's instruction: its k, and the register bits of its A and B fragments. */
+static const struct {
+	int k, abits, bbits;
+} frag[] = {
+	[MMA_HALF] = {16, 3, 2},
+	[MMA_TF32] = {8, 2, 1},
+	[MMA_S8] = {32, 4, 3},
+};
+
+Layout layout_mma_operand(MmaKind kind, const Layout *c, int K, int i)
+{
+	switch (kind) {
+	case MMA_TF32: return i == 0 ? mma_a_tf32(c, K) : mma_b_tf32(c, K);
+	case MMA_S8: return i == 0 ? mma_a_s8(c, K) : mma_b_s8(c, K);
+	default: return i == 0 ? layout_mma_a(c, K) : layout_mma_b(c, K);
+	}
+}
+
+/*
+ * What layout_mma_operand pushes: the fragment's own bits and K repeats,
+ * then C's row (A) or column (B) repeats.
+ */
+int layout_mma_operand_bits(MmaKind kind, const Layout *c, int K, int i)
+{
+	int nb = ilog2((uint64_t)c->shape[1]), reps = 0;
+	uint32_t nmask = (uint32_t)c->shape[1] - 1;
+	for (int j = 2; j < c->nreg; j++)
+		reps += i == 0 ? (c->reg[j] >> nb) != 0 : (c->reg[j] & nmask) != 0;
+	int own = i == 0 ? frag[kind].abits : frag[kind].bbits;
+	return own + ilog2((uint64_t)(K / frag[kind].k)) + reps;
+}
+
+/* Register bits of C (2 + M, N repeats), A (own + K, M repeats), B (own + K, N repeats) fit. */
+static bool regs_fit(Func *f, int M, int N, int K, MmaKind kind)
 {
 	int wm, wn;
 	split_warps(M, N, f->num_warps, &wm, &wn);
-	int mr = ilog2((uint64_t)(M / 16 / wm)), nr = ilog2((uint64_t)(N / 8 / wn)), kr = ilog2((uint64_t)(K / kfrag));
-	return 2 + mr + nr <= LAYOUT_MAX_REG && abits + kr + mr <= LAYOUT_MAX_REG && bbits + kr + nr <= LAYOUT_MAX_REG;
-}
-
-/* A f32 dot with allow_tf32 whose M, N, K are multiples of (16, 8, 8) runs as m16n8k8.tf32. */
-bool layout_mma_tf32(Func *f, const Op *dot)
-{
-	Type a = vtype(f, dot->opnds[0]), b = vtype(f, dot->opnds[1]), c = vtype(f, dot->res[0]);
-	if (!dot->iattr[0] || a.elem != TY_F32 || b.elem != TY_F32 || c.elem != TY_F32)
-		return false;
-	int M = c.shape[0], N = c.shape[1], K = a.shape[1];
-	if (M % 16 || N % 8 || K % 8)
-		return false;
-	return regs_fit(f, M, N, K, 8, 2, 1);
+	int mr = ilog2((uint64_t)(M / 16 / wm)), nr = ilog2((uint64_t)(N / 8 / wn));
+	int kr = ilog2((uint64_t)(K / frag[kind].k));
+	return 2 + mr + nr <= LAYOUT_MAX_REG && frag[kind].abits + kr + mr <= LAYOUT_MAX_REG &&
+	       frag[kind].bbits + kr + nr <= LAYOUT_MAX_REG;
 }
 
 static bool is_half(ElemKind e)
@@ -239,20 +285,32 @@ static bool is_half(ElemKind e)
 }
 
 /*
- * A dot runs on tensor cores when its inputs are f16 or bf16 (both the
- * same), it accumulates in f32 and M, N, K are multiples of the fragment
- * (16, 8, 16).  Every target codegen knows is sm_80 or newer, which all
- * have mma.sync.m16n8k16, so the architecture is not asked.
+ * A dot runs on tensor cores (mma.sync) when its inputs and accumulator are
+ * those of one of the instructions -- f16 or bf16 (both the same) into f32,
+ * m16n8k16; f32 with allow_tf32 into f32, m16n8k8 on tf32; i8 into i32,
+ * m16n8k32 -- and M, N, K are multiples of its fragment (16, 8, k).  Every
+ * target codegen knows is sm_80 or newer, which have all three, so the
+ * architecture is not asked.
  */
-bool layout_mma_ok(Func *f, const Op *dot)
+MmaKind layout_mma_kind(Func *f, const Op *dot)
 {
 	Type a = vtype(f, dot->opnds[0]), b = vtype(f, dot->opnds[1]), c = vtype(f, dot->res[0]);
-	if (!is_half(a.elem) || a.elem != b.elem || c.elem != TY_F32)
-		return false;
+	MmaKind kind = MMA_NONE;
+	if (is_half(a.elem) && b.elem == a.elem && c.elem == TY_F32)
+		kind = MMA_HALF;
+	else if (dot->iattr[0] && a.elem == TY_F32 && b.elem == TY_F32 && c.elem == TY_F32)
+		kind = MMA_TF32;
+	else if (a.elem == TY_I8 && b.elem == TY_I8 && c.elem == TY_I32)
+		kind = MMA_S8;
 	int M = c.shape[0], N = c.shape[1], K = a.shape[1];
-	if (M % 16 || N % 8 || K % 16)
-		return false;
-	return regs_fit(f, M, N, K, 16, 3, 2);
+	if (kind == MMA_NONE || M % 16 || N % 8 || K % frag[kind].k || !regs_fit(f, M, N, K, kind))
+		return MMA_NONE;
+	return kind;
+}
+
+bool layout_mma_ok(Func *f, const Op *dot)
+{
+	return layout_mma_kind(f, dot) == MMA_HALF;
 }
 
 /*

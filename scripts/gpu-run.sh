@@ -119,6 +119,7 @@ ptxas_all() {
 		linear.tile linear -
 		attention.tile attention 4
 		matmul_nt.tile matmul_nt -
+		matmul_i8.tile matmul_i8 -
 		matmul.tile matmul 8 BN=256 ^6 @sm_90a +M=16,N=16,K=16,stride_am=16,stride_ak=1,stride_bk=16,stride_bn=1,stride_cm=16,stride_cn=1
 		matmul_relu.tile matmul_relu 8 BN=256 ^6 @sm_90a +M=16,N=16,K=16,stride_am=16,stride_ak=1,stride_bk=16,stride_bn=1,stride_cm=16,stride_cn=1
 		matmul_nt.tile matmul_nt 8 @sm_90a +M=16,N=16,K=16
@@ -151,7 +152,7 @@ sanitize() {
 		--examples dsl_examples || return
 	echo "=== racecheck"
 	local only=softmax,softmax_backward,layernorm,mean,attention,matmul,matmul_relu,linear,matmul_nt
-	only+=,batched_matmul,matmul_f32
+	only+=,batched_matmul,matmul_f32,matmul_i8
 	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
 		--examples dsl_examples --only "$only" || return
 	echo "=== racecheck, sm_90"

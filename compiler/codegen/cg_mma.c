@@ -1,6 +1,8 @@
 /*
  * cg_mma.c: dot on tensor cores, mma.sync.aligned.m16n8k16 (f16/bf16 in,
- * f32 accumulate), as Triton's MMAv2 path.
+ * f32 accumulate), as Triton's MMAv2 path; at the end, m16n8k8 on tf32 and
+ * m16n8k32 on int8 (i32 accumulate), whose operands take the generic
+ * convert.
  *
  * The layout pass gives the result the accumulator layout layout_mma_acc
  * and the operands layout_mma_a / layout_mma_b of it (layout_mma.c).  A
@@ -53,6 +55,13 @@ static bool is_b_of(const Layout *lb, const Layout *lc, int K)
 	return layout_eq(lb, &m);
 }
 
+/* The instruction a dot in the mma layouts runs as, by its input element type. */
+static MmaKind mma_kind_of(Cg *c, Op *op)
+{
+	ElemKind e = vtype(c->f, op->opnds[0]).elem;
+	return e == TY_F32 ? MMA_TF32 : e == TY_I8 ? MMA_S8 : MMA_HALF;
+}
+
 bool cg_is_mma(Cg *c, Op *op)
 {
 	const Layout *lc = cg_layout(c, op->res[0]);
@@ -60,8 +69,9 @@ bool cg_is_mma(Cg *c, Op *op)
 	if (!layout_is_mma_acc(lc, c->f->num_warps))
 		return false;
 	const Layout *la = cg_layout(c, op->opnds[0]), *lb = cg_layout(c, op->opnds[1]);
-	if (vtype(c->f, op->opnds[0]).elem == TY_F32) {
-		Layout ma = layout_mma_a_tf32(lc, K), mb = layout_mma_b_tf32(lc, K);
+	MmaKind kind = mma_kind_of(c, op);
+	if (kind != MMA_HALF) {
+		Layout ma = layout_mma_operand(kind, lc, K, 0), mb = layout_mma_operand(kind, lc, K, 1);
 		return layout_eq(la, &ma) && layout_eq(lb, &mb);
 	}
 	return is_a_of(la, lc, K) && is_b_of(lb, lc, K);
@@ -514,7 +524,7 @@ static void mma(Cg *c, ElemKind e, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRe
 		d[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
 }
 
-/* ---- TF32: m16n8k8 on f32 operands ---- */
+/* ---- TF32 (m16n8k8) and int8 (m16n8k32): operands through the generic convert ---- */
 
 /* A pending operand convert done now (generic row-major round trip): v in registers. */
 static void materialise(Cg *c, ValId v)
@@ -528,19 +538,33 @@ static void materialise(Cg *c, ValId v)
 	cg_convert_read(c, v, p->smem_offset);
 }
 
-/* v's registers rounded to tf32, indexed by the flat index of their element (register part). */
-static LLVMValueRef *tf32_regs(Cg *c, ValId v)
+/* v's registers indexed by the flat index of their element (register part); f32 rounded to tf32 once. */
+static LLVMValueRef *flat_regs(Cg *c, ValId v)
 {
 	const Layout *l = cg_layout(c, v);
+	bool tf32 = vtype(c->f, v).elem == TY_F32;
 	LLVMValueRef *m = NEWN(c->f->arena, LLVMValueRef, (int64_t)l->shape[0] * l->shape[1]);
 	for (uint32_t r = 0; r < 1u << l->nreg; r++) {
 		LLVMValueRef x = c->regs[v][r];
-		m[cg_reg_index(l, r)] = cg_asm(c, nv_names[NV_ASM_CVT_TF32], "=r,f", c->i32, &x, 1, false);
+		m[cg_reg_index(l, r)] = tf32 ? cg_asm(c, nv_names[NV_ASM_CVT_TF32], "=r,f", c->i32, &x, 1, false) : x;
 	}
 	return m;
 }
 
-static void mma_tf32_step(Cg *c, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *d)
+/* The b32 word of four i8 elements at m[at], m[at + step], ..., the first in the low byte. */
+static LLVMValueRef pack_s8(Cg *c, LLVMValueRef *m, uint32_t at, uint32_t step)
+{
+	LLVMValueRef w = NULL;
+	for (uint32_t q = 0; q < 4; q++) {
+		LLVMValueRef x = LLVMBuildZExt(c->b, m[at + q * step], c->i32, "");
+		if (q)
+			x = LLVMBuildShl(c->b, x, cg_i32c(c, 8 * q), "");
+		w = w ? LLVMBuildOr(c->b, w, x, "") : x;
+	}
+	return w;
+}
+
+static void mma_flat_step(Cg *c, MmaKind kind, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *d)
 {
 	LLVMValueRef args[10];
 	for (int i = 0; i < 4; i++)
@@ -549,47 +573,54 @@ static void mma_tf32_step(Cg *c, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef 
 		args[4 + i] = b[i];
 	for (int i = 0; i < 4; i++)
 		args[6 + i] = d[i];
-	LLVMTypeRef f4[4] = {c->f32, c->f32, c->f32, c->f32};
-	LLVMValueRef r = cg_asm(c, nv_names[NV_ASM_MMA_TF32], "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
-	                        LLVMStructTypeInContext(c->ctx, f4, 4, 0), args, 10, false);
+	LLVMTypeRef t = kind == MMA_S8 ? c->i32 : c->f32, t4[4] = {t, t, t, t};
+	LLVMValueRef r = cg_asm(c, nv_names[kind == MMA_S8 ? NV_ASM_MMA_S8 : NV_ASM_MMA_TF32],
+	                        kind == MMA_S8 ? "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3" : "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
+	                        LLVMStructTypeInContext(c->ctx, t4, 4, 0), args, 10, false);
 	for (int i = 0; i < 4; i++)
 		d[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
 }
 
 /*
- * The operands come to registers in their m16n8k8 layouts through the
- * generic convert (plain ld.shared of each element) and are rounded to
- * tf32 once (cvt.rna); each accumulator fragment at (row, col) then takes
- * A's elements (row + 8 (i & 1), k0 + 4 (i >> 1)) and B's (k0 + 4 i, col).
+ * The operands come to registers in their fragment layouts through the
+ * generic convert (plain ld.shared of each element).  Each accumulator
+ * fragment at (row, col) then takes, for tf32, A's elements (row + 8 (i & 1),
+ * k0 + 4 (i >> 1)) and B's (k0 + 4 i, col), each rounded once (cvt.rna);
+ * for int8, A word i packs (row + 8 (i & 1), k0 + 16 (i >> 1) + q) and B
+ * word i packs (k0 + 16 i + q, col), q = 0..3.
  */
-static void mma_tf32(Cg *c, Op *op)
+static void mma_flat(Cg *c, Op *op, MmaKind kind)
 {
 	ValId a = op->opnds[0], b = op->opnds[1], acc = op->opnds[2], res = op->res[0];
 	const Layout *lc = cg_layout(c, res);
 	int K = vtype(c->f, a).shape[1], kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)lc->shape[1]);
+	uint32_t kstep = kind == MMA_S8 ? 32 : 8;
 	materialise(c, a);
 	materialise(c, b);
-	LLVMValueRef *ta = tf32_regs(c, a), *tb = tf32_regs(c, b);
+	LLVMValueRef *ta = flat_regs(c, a), *tb = flat_regs(c, b);
 	LLVMValueRef *out = cg_new_regs(c, res);
 	for (uint32_t r = 0; r < 1u << lc->nreg; r++)
 		out[r] = c->regs[acc][r];
-	for (uint32_t k0 = 0; k0 < (uint32_t)K; k0 += 8) {
+	for (uint32_t k0 = 0; k0 < (uint32_t)K; k0 += kstep) {
 		for (uint32_t r = 0; r < 1u << lc->nreg; r += 4) {
 			uint32_t o = cg_reg_index(lc, r), row = o >> nb, col = o & ((1u << nb) - 1);
 			LLVMValueRef fa[4], fb[2];
 			for (uint32_t i = 0; i < 4; i++)
-				fa[i] = ta[(row + 8 * (i & 1)) << kb | (k0 + 4 * (i >> 1))];
+				fa[i] = kind == MMA_S8 ? pack_s8(c, ta, (row + 8 * (i & 1)) << kb | (k0 + 16 * (i >> 1)), 1)
+				                       : ta[(row + 8 * (i & 1)) << kb | (k0 + 4 * (i >> 1))];
 			for (uint32_t i = 0; i < 2; i++)
-				fb[i] = tb[(k0 + 4 * i) << nb | col];
-			mma_tf32_step(c, fa, fb, out + r);
+				fb[i] = kind == MMA_S8 ? pack_s8(c, tb, (k0 + 16 * i) << nb | col, 1u << nb)
+				                       : tb[(k0 + 4 * i) << nb | col];
+			mma_flat_step(c, kind, fa, fb, out + r);
 		}
 	}
 }
 
 void cg_mma(Cg *c, Op *op)
 {
-	if (vtype(c->f, op->opnds[0]).elem == TY_F32) {
-		mma_tf32(c, op);
+	MmaKind kind = mma_kind_of(c, op);
+	if (kind != MMA_HALF) {
+		mma_flat(c, op, kind);
 		return;
 	}
 	ValId acc = op->opnds[2], res = op->res[0];

@@ -6,10 +6,9 @@
  * Anchors fix layouts where the hardware cares: a load, store or atomic
  * wants the blocked default for its shape with 16-byte vectors of its
  * element along the last dim; a dot computes its accumulator in the blocked
- * default and reads its operands in dot_a/dot_b of it, or, for f16/bf16
- * inputs that fit mma.sync (layout_mma_ok), in the tensor-core layouts
- * layout_mma_acc / layout_mma_a / layout_mma_b (f32 inputs with allow_tf32:
- * layout_mma_tf32, layout_mma_a_tf32 / layout_mma_b_tf32).  Chained dots
+ * default and reads its operands in dot_a/dot_b of it, or, for inputs that
+ * fit mma.sync (layout_mma_kind: f16/bf16, f32 with allow_tf32, i8), in the
+ * tensor-core layouts layout_mma_acc and layout_mma_operand.  Chained dots
  * (one's result reaches another's operand, in one block, through pure ops:
  * attention's Q K^T, softmax, P V) take layout_mma_acc_rows, warps along
  * M, so P reaches the second dot without crossing shared memory; so does a
@@ -195,7 +194,7 @@ static int anchor(LayoutPass *p, Op *op)
 	}
 	if (op->code == OP_DOT) {
 		Type t = vtype(f, op->res[0]);
-		if (layout_mma_ok(f, op) || layout_mma_tf32(f, op)) {
+		if (layout_mma_kind(f, op) != MMA_NONE) {
 			check_per_thread(f, t, op->loc);
 			bool rows = is_chained(p, op) || wgmma_dot(p, op);
 			Layout l = rows ? layout_mma_acc_rows(t.shape[0], t.shape[1], f->num_warps)
@@ -223,15 +222,14 @@ static int dot_operand(LayoutPass *p, Op *op, int i, int R)
 	Layout c = f->layouts[R];
 	if (i == 2)
 		return R;
-	bool mma = layout_mma_ok(f, op), tf32 = !mma && layout_mma_tf32(f, op);
-	int bits = mma || tf32 ? layout_mma_operand_bits(&c, K, i, tf32) : ilog2((uint64_t)K) + c.nreg;
-	int most = mma || tf32 ? LAYOUT_MAX_REG : MAX_FMA_BITS;
+	MmaKind kind = layout_mma_kind(f, op);
+	int bits = kind ? layout_mma_operand_bits(kind, &c, K, i) : ilog2((uint64_t)K) + c.nreg;
+	int most = kind ? LAYOUT_MAX_REG : MAX_FMA_BITS;
 	if (bits > most)
 		error_at(f->diag, op->loc, "dot of %dx%dx%d is too large for %d warps (operand %s: more than %d elements "
 		         "per thread)", c.shape[0], c.shape[1], K, f->num_warps, i == 0 ? "A" : "B", 1 << most);
-	if (mma || tf32) {
-		Layout l = mma ? (i == 0 ? layout_mma_a(&c, K) : layout_mma_b(&c, K))
-		               : (i == 0 ? layout_mma_a_tf32(&c, K) : layout_mma_b_tf32(&c, K));
+	if (kind) {
+		Layout l = layout_mma_operand(kind, &c, K, i);
 		return layout_add(f, &l);
 	}
 	Layout l = i == 0 ? layout_dot_a(&c, K) : layout_dot_b(&c, K);

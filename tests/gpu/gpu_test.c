@@ -877,6 +877,40 @@ static void case_matmul_f32(int M, int N, int K, int tf32)
 	free(a), free(b), free(cm), free(want);
 }
 
+/* matmul_i8.tile: int8 products summed exactly in i32, scaled per row and column into f32. */
+static void case_matmul_i8(int M, int N, int K)
+{
+	if (!want("matmul_i8"))
+		return;
+	Case c;
+	start(&c, "matmul_i8 M=%d N=%d K=%d", M, N, K);
+	size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+	int8_t *a = xmalloc(na), *b = xmalloc(nb);
+	float *sa = xmalloc(4 * (size_t)M), *sb = xmalloc(4 * (size_t)N), *cm = xmalloc(4 * nc);
+	double *want = xmalloc(8 * nc);
+	for (size_t i = 0; i < na; i++)
+		a[i] = (int8_t)floor(uniform(-128, 128));
+	for (size_t i = 0; i < nb; i++)
+		b[i] = (int8_t)floor(uniform(-128, 128));
+	fill_f32(sa, (size_t)M, 0.001, 0.01);
+	fill_f32(sb, (size_t)N, 0.001, 0.01);
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			int64_t s = 0;
+			for (int k = 0; k < K; k++)
+				s += a[(size_t)i * K + k] * b[(size_t)k * N + j];
+			want[(size_t)i * N + j] = (double)(float)s * sa[i] * sb[j];
+		}
+	Buf bufs[] = {{cm, 4 * nc, OUT}, {a, na, IN}, {b, nb, IN}, {sa, 4 * (size_t)M, IN}, {sb, 4 * (size_t)N, IN}};
+	Launch l = {.file = "matmul_i8.tile", .kernel = "matmul_i8", .grid = (unsigned)(((M + 63) / 64) * ((N + 63) / 64)),
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), AI32(M), AI32(N), AI32(K), AI32(K), AI32(N),
+	                     AI32(N)},
+	            .nargs = 11, .bufs = bufs, .nbufs = 5};
+	/* the i32 sum is exact; then a cast and two f32 multiplies */
+	check_output(&c, &l, true, 0, "c", cm, F32, want, nc, F32_RTOL, 0);
+	free(a), free(b), free(sa), free(sb), free(cm), free(want);
+}
+
 /* The API around launches: signature, argument errors, compile errors, the cache. */
 static void case_api(void)
 {
@@ -1254,6 +1288,8 @@ static void run_all(void)
 	case_attention(1, 77, 32, 64, 32, 4);
 	case_matmul_f32(100, 70, 50, 0);
 	case_matmul_f32(128, 64, 64, 1);
+	case_matmul_i8(100, 70, 200);
+	case_matmul_i8(256, 128, 512);
 }
 
 int main(int argc, char **argv)

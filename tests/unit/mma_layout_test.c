@@ -190,18 +190,33 @@ static bool run_product(int M, int N, int K, int nw, bool rows)
 	return ok;
 }
 
-/* ---- TF32: m16n8k8 on the layouts of layout_mma_a_tf32 / _b_tf32 ---- */
+/* ---- TF32 (m16n8k8) and int8 (m16n8k32) on the layouts of layout_mma_operand ---- */
 
-/* PTX ISA, mma.m16n8k8 .tf32: A a[i] row g + 8 (i & 1), col t + 4 (i >> 1); B b[i] row t + 4 i, col g. */
-static void mma_sync_tf32(int32_t a[32][4], int32_t b[32][2], int32_t d[32][4])
+/*
+ * PTX ISA, element e of lane l's fragments (g = l / 4, t = l % 4):
+ *   mma.m16n8k8 .tf32:  A row g + 8 (e & 1), k t + 4 (e >> 1);        B k t + 4 e, col g
+ *   mma.m16n8k32 .s8:   A row g + 8 (e >> 2 & 1), k 4t + (e & 3) + 16 (e >> 3);
+ *                       B k 4t + (e & 3) + 16 (e >> 2), col g
+ * A has K / 2 elements a lane, B K / 4; C as for m16n8k16.
+ */
+static void mma_sync_flat(MmaKind kind, int32_t a[32][16], int32_t b[32][8], int32_t d[32][4])
 {
-	int32_t A[16][8], B[8][8], C[16][8];
+	int K = kind == MMA_S8 ? 32 : 8;
+	int32_t A[16][32], B[32][8], C[16][8];
 	for (int l = 0; l < 32; l++) {
 		int g = l / 4, t = l % 4;
-		for (int i = 0; i < 4; i++)
-			A[g + 8 * (i & 1)][t + 4 * (i >> 1)] = a[l][i];
-		for (int i = 0; i < 2; i++)
-			B[t + 4 * i][g] = b[l][i];
+		for (int e = 0; e < K / 2; e++) {
+			if (kind == MMA_S8)
+				A[g + 8 * (e >> 2 & 1)][4 * t + (e & 3) + 16 * (e >> 3)] = a[l][e];
+			else
+				A[g + 8 * (e & 1)][t + 4 * (e >> 1)] = a[l][e];
+		}
+		for (int e = 0; e < K / 4; e++) {
+			if (kind == MMA_S8)
+				B[4 * t + (e & 3) + 16 * (e >> 2)][g] = b[l][e];
+			else
+				B[t + 4 * e][g] = b[l][e];
+		}
 		for (int i = 0; i < 4; i++)
 			C[g + 8 * (i >> 1 & 1)][2 * t + (i & 1)] = d[l][i];
 	}
@@ -210,18 +225,25 @@ static void mma_sync_tf32(int32_t a[32][4], int32_t b[32][2], int32_t d[32][4])
 		for (int i = 0; i < 4; i++) {
 			int row = g + 8 * (i >> 1 & 1), col = 2 * t + (i & 1);
 			int32_t s = C[row][col];
-			for (int k = 0; k < 8; k++)
+			for (int k = 0; k < K; k++)
 				s += A[row][k] * B[k][col];
 			d[l][i] = s;
 		}
 	}
 }
 
-/* cg_mma.c's mma_tf32 walk: element (row + 8 (i & 1), k0 + 4 (i >> 1)) of A, (k0 + 4 i, col) of B. */
-static bool run_product_tf32(int M, int N, int K, int nw)
+/*
+ * cg_mma.c's mma_flat walk: for tf32, element i of A at (row + 8 (i & 1),
+ * k0 + 4 (i >> 1)) and of B at (k0 + 4 i, col); for int8, byte q of word i
+ * of A at (row + 8 (i & 1), k0 + 16 (i >> 1) + q) and of B at
+ * (k0 + 16 i + q, col).
+ */
+static bool run_product_flat(MmaKind kind, int M, int N, int K, int nw)
 {
-	Layout lc = layout_mma_acc(M, N, nw), la = layout_mma_a_tf32(&lc, K), lb = layout_mma_b_tf32(&lc, K);
+	Layout lc = layout_mma_acc(M, N, nw);
+	Layout la = layout_mma_operand(kind, &lc, K, 0), lb = layout_mma_operand(kind, &lc, K, 1);
 	int kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)N);
+	uint32_t kstep = kind == MMA_S8 ? 32 : 8;
 	int32_t *Am = malloc(sizeof(int32_t) * (size_t)(M * K)), *Bm = malloc(sizeof(int32_t) * (size_t)(K * N));
 	for (int i = 0; i < M * K; i++)
 		Am[i] = rand() % 7 - 3;
@@ -235,19 +257,26 @@ static bool run_product_tf32(int M, int N, int K, int nw)
 	for (uint32_t w = 0; w < (uint32_t)nw; w++) {
 		load_warp(&la, &lb, w, Am, Bm, ra, rb);
 		memset(rc, 0, sizeof(int32_t) * 32 * (size_t)nc);
-		for (uint32_t k0 = 0; k0 < (uint32_t)K; k0 += 8)
+		for (uint32_t k0 = 0; k0 < (uint32_t)K; k0 += kstep)
 			for (uint32_t r = 0; r < (uint32_t)nc; r += 4) {
 				uint32_t o = reg_index(&lc, r), row = o >> nb, col = o & ((1u << nb) - 1);
-				int32_t a[32][4], b[32][2], d[32][4];
+				int32_t a[32][16], b[32][8], d[32][4];
 				for (int l = 0; l < 32; l++) {
 					for (uint32_t i = 0; i < 4; i++)
-						a[l][i] = ra[l * na + a_of[(row + 8 * (i & 1)) << kb | (k0 + 4 * (i >> 1))]];
+						for (uint32_t q = 0; q < (kind == MMA_S8 ? 4u : 1u); q++) {
+							uint32_t at = kind == MMA_S8 ? (row + 8 * (i & 1)) << kb | (k0 + 16 * (i >> 1) + q)
+							                             : (row + 8 * (i & 1)) << kb | (k0 + 4 * (i >> 1));
+							a[l][kind == MMA_S8 ? 4 * i + q : i] = ra[l * na + a_of[at]];
+						}
 					for (uint32_t i = 0; i < 2; i++)
-						b[l][i] = rb[l * nbr + b_of[(k0 + 4 * i) << nb | col]];
+						for (uint32_t q = 0; q < (kind == MMA_S8 ? 4u : 1u); q++) {
+							uint32_t at = kind == MMA_S8 ? (k0 + 16 * i + q) << nb | col : (k0 + 4 * i) << nb | col;
+							b[l][kind == MMA_S8 ? 4 * i + q : i] = rb[l * nbr + b_of[at]];
+						}
 					for (int i = 0; i < 4; i++)
 						d[l][i] = rc[l * nc + (int)r + i];
 				}
-				mma_sync_tf32(a, b, d);
+				mma_sync_flat(kind, a, b, d);
 				for (int l = 0; l < 32; l++)
 					for (int i = 0; i < 4; i++)
 						rc[l * nc + (int)r + i] = d[l][i];
@@ -258,12 +287,15 @@ static bool run_product_tf32(int M, int N, int K, int nw)
 	return ok;
 }
 
-static void test_config_tf32(int M, int N, int K, int nw)
+static void test_config_flat(MmaKind kind, int M, int N, int K, int nw)
 {
-	Layout lc = layout_mma_acc(M, N, nw), la = layout_mma_a_tf32(&lc, K), lb = layout_mma_b_tf32(&lc, K);
-	check(covers_once(&la), "tf32 A covers once", M, N, K, nw);
-	check(covers_once(&lb), "tf32 B covers once", M, N, K, nw);
-	check(run_product_tf32(M, N, K, nw), "simulated tf32 mma product", M, N, K, nw);
+	Layout lc = layout_mma_acc(M, N, nw);
+	Layout la = layout_mma_operand(kind, &lc, K, 0), lb = layout_mma_operand(kind, &lc, K, 1);
+	bool s8 = kind == MMA_S8;
+	check(covers_once(&la), s8 ? "s8 A covers once" : "tf32 A covers once", M, N, K, nw);
+	check(covers_once(&lb), s8 ? "s8 B covers once" : "tf32 B covers once", M, N, K, nw);
+	check(run_product_flat(kind, M, N, K, nw), s8 ? "simulated s8 mma product" : "simulated tf32 mma product", M, N,
+	      K, nw);
 }
 
 /* ---- shared memory: cg_mma.c's swizzle and ldmatrix addressing ---- */
@@ -476,7 +508,12 @@ int main(void)
 		{64, 64, 16, 4}, {16, 8, 8, 1}, {128, 64, 32, 8}, {32, 64, 8, 4}, {128, 128, 16, 8}, {16, 16, 8, 8},
 	};
 	for (size_t i = 0; i < sizeof cfg32 / sizeof cfg32[0]; i++)
-		test_config_tf32(cfg32[i][0], cfg32[i][1], cfg32[i][2], cfg32[i][3]);
+		test_config_flat(MMA_TF32, cfg32[i][0], cfg32[i][1], cfg32[i][2], cfg32[i][3]);
+	static const int cfg8[][4] = {
+		{64, 64, 32, 4}, {16, 8, 32, 1}, {128, 64, 64, 8}, {32, 64, 128, 4}, {128, 128, 32, 8}, {16, 16, 32, 8},
+	};
+	for (size_t i = 0; i < sizeof cfg8 / sizeof cfg8[0]; i++)
+		test_config_flat(MMA_S8, cfg8[i][0], cfg8[i][1], cfg8[i][2], cfg8[i][3]);
 	test_warps();
 	printf("mma_layout_test: %d checks, %d failed\n", nchecks, nfail);
 	return nfail != 0;
