@@ -141,117 +141,76 @@ static Layout finish_b(Layout b, const Layout *c, const uint32_t lane[5])
 	return b;
 }
 
-Layout layout_mma_a(const Layout *c, int K)
-{
-	Layout a = blank(c->shape[0], K, 1 << c->nwarp);
-	int kb = ilog2((uint64_t)K);
-	push(&a, 1);
-	push(&a, 8u << kb);
-	push(&a, 8);
-	for (int k = 16; k < K; k *= 2)
-		push(&a, (uint32_t)k);
-	uint32_t lane[5] = {2, 4, 1u << kb, 2u << kb, 4u << kb};
-	return finish_a(a, c, lane);
-}
-
-Layout layout_mma_b(const Layout *c, int K)
-{
-	Layout b = blank(K, c->shape[1], 1 << c->nwarp);
-	int nb = ilog2((uint64_t)c->shape[1]);
-	push(&b, 1u << nb);
-	push(&b, 8u << nb);
-	for (int k = 16; k < K; k *= 2)
-		push(&b, (uint32_t)k << nb);
-	uint32_t lane[5] = {2u << nb, 4u << nb, 1, 2, 4};
-	return finish_b(b, c, lane);
-}
-
 /*
- * TF32 operands of m16n8k8 (PTX ISA "Matrix Fragments for mma.m16n8k8",
- * .tf32), one 32-bit element per register:
+ * The operand fragments of each instruction as columns.  A's register
+ * columns are a row bit (r8) or a k bit; B's are k bits; lanes 0 and 1 are
+ * k bits of both, lanes 2-4 A's rows 1, 2, 4 and B's columns 1, 2, 4.  K
+ * repeats of the instruction's k come next, then C's row (A) or column (B)
+ * repeats.  From the PTX ISA's "Matrix Fragments for mma.m16n8k16" (above),
+ * "... for mma.m16n8k8" (.tf32, one 32-bit element per register):
  *
  *     A 16x8:  a[i]  row g + 8 (i & 1)   k t + 4 (i>>1)   reg (r8, k4)  lane (k1, k2, r1, r2, r4)
  *     B 8x8:   b[i]  k t + 4 i           col g            reg (k4)      lane (k1, k2, n1, n2, n4)
  *
- * with K repeats of 8 next, then C's row (A) or column (B) repeats.
- */
-static Layout mma_a_tf32(const Layout *c, int K)
-{
-	Layout a = blank(c->shape[0], K, 1 << c->nwarp);
-	int kb = ilog2((uint64_t)K);
-	push(&a, 8u << kb);
-	push(&a, 4);
-	for (int k = 8; k < K; k *= 2)
-		push(&a, (uint32_t)k);
-	uint32_t lane[5] = {1, 2, 1u << kb, 2u << kb, 4u << kb};
-	return finish_a(a, c, lane);
-}
-
-static Layout mma_b_tf32(const Layout *c, int K)
-{
-	Layout b = blank(K, c->shape[1], 1 << c->nwarp);
-	int nb = ilog2((uint64_t)c->shape[1]);
-	push(&b, 4u << nb);
-	for (int k = 8; k < K; k *= 2)
-		push(&b, (uint32_t)k << nb);
-	uint32_t lane[5] = {1u << nb, 2u << nb, 1, 2, 4};
-	return finish_b(b, c, lane);
-}
-
-/*
- * Int8 operands of m16n8k32 (PTX ISA "Matrix Fragments for mma.m16n8k32",
- * .s8), four 8-bit elements to a b32 register, the first in its low byte:
+ * and "... for mma.m16n8k32" (.s8, four 8-bit elements to a b32 register,
+ * the first in its low byte):
  *
  *     A 16x32:  a[i]  row g + 8 (i>>2 & 1)   k 4t + (i & 3) + 16 (i>>3)
  *               reg (k1, k2, r8, k16)  lane (k4, k8, r1, r2, r4)
  *     B 32x8:   b[i]  k 4t + (i & 3) + 16 (i>>2)   col g
  *               reg (k1, k2, k16)      lane (k4, k8, n1, n2, n4)
- *
- * with K repeats of 32 next, then C's row (A) or column (B) repeats.
  */
-static Layout mma_a_s8(const Layout *c, int K)
+static const struct {
+	int k;                  /* the instruction's k */
+	int abits, bbits;       /* register bits of the A and B fragments */
+	struct {
+		uint8_t row, k;
+	} areg[4];              /* A's register columns: row 8 or a k */
+	uint8_t breg[3];        /* B's: a k */
+	uint8_t lane_k[2];      /* the k of lanes 0 and 1, in A and B */
+} frag[] = {
+	[MMA_HALF] = {16, 3, 2, {{0, 1}, {8, 0}, {0, 8}}, {1, 8}, {2, 4}},
+	[MMA_TF32] = {8, 2, 1, {{8, 0}, {0, 4}}, {4}, {1, 2}},
+	[MMA_S8] = {32, 4, 3, {{0, 1}, {0, 2}, {8, 0}, {0, 16}}, {1, 2, 16}, {4, 8}},
+};
+
+static Layout operand_a(MmaKind kind, const Layout *c, int K)
 {
 	Layout a = blank(c->shape[0], K, 1 << c->nwarp);
 	int kb = ilog2((uint64_t)K);
-	push(&a, 1);
-	push(&a, 2);
-	push(&a, 8u << kb);
-	push(&a, 16);
-	for (int k = 32; k < K; k *= 2)
+	for (int i = 0; i < frag[kind].abits; i++)
+		push(&a, frag[kind].areg[i].row ? (uint32_t)frag[kind].areg[i].row << kb : frag[kind].areg[i].k);
+	for (int k = frag[kind].k; k < K; k *= 2)
 		push(&a, (uint32_t)k);
-	uint32_t lane[5] = {4, 8, 1u << kb, 2u << kb, 4u << kb};
+	uint32_t lane[5] = {frag[kind].lane_k[0], frag[kind].lane_k[1], 1u << kb, 2u << kb, 4u << kb};
 	return finish_a(a, c, lane);
 }
 
-static Layout mma_b_s8(const Layout *c, int K)
+static Layout operand_b(MmaKind kind, const Layout *c, int K)
 {
 	Layout b = blank(K, c->shape[1], 1 << c->nwarp);
 	int nb = ilog2((uint64_t)c->shape[1]);
-	push(&b, 1u << nb);
-	push(&b, 2u << nb);
-	push(&b, 16u << nb);
-	for (int k = 32; k < K; k *= 2)
+	for (int i = 0; i < frag[kind].bbits; i++)
+		push(&b, (uint32_t)frag[kind].breg[i] << nb);
+	for (int k = frag[kind].k; k < K; k *= 2)
 		push(&b, (uint32_t)k << nb);
-	uint32_t lane[5] = {4u << nb, 8u << nb, 1, 2, 4};
+	uint32_t lane[5] = {(uint32_t)frag[kind].lane_k[0] << nb, (uint32_t)frag[kind].lane_k[1] << nb, 1, 2, 4};
 	return finish_b(b, c, lane);
 }
 
-/* Each kind's instruction: its k, and the register bits of its A and B fragments. */
-static const struct {
-	int k, abits, bbits;
-} frag[] = {
-	[MMA_HALF] = {16, 3, 2},
-	[MMA_TF32] = {8, 2, 1},
-	[MMA_S8] = {32, 4, 3},
-};
-
 Layout layout_mma_operand(MmaKind kind, const Layout *c, int K, int i)
 {
-	switch (kind) {
-	case MMA_TF32: return i == 0 ? mma_a_tf32(c, K) : mma_b_tf32(c, K);
-	case MMA_S8: return i == 0 ? mma_a_s8(c, K) : mma_b_s8(c, K);
-	default: return i == 0 ? layout_mma_a(c, K) : layout_mma_b(c, K);
-	}
+	return i == 0 ? operand_a(kind, c, K) : operand_b(kind, c, K);
+}
+
+Layout layout_mma_a(const Layout *c, int K)
+{
+	return operand_a(MMA_HALF, c, K);
+}
+
+Layout layout_mma_b(const Layout *c, int K)
+{
+	return operand_b(MMA_HALF, c, K);
 }
 
 /*
