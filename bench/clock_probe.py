@@ -6,12 +6,13 @@ For each run -- a register-only mma.sync loop (no memory traffic: the ceiling of
 the mma.sync path), tilec's mma.sync kernel (sm_90, 128x256x32 w8 s4), tilec's
 wgmma kernel (sm_90a, 128x256x32 w8 s6) and cuBLAS (torch.matmul) -- the
 kernel is launched back to back for SECONDS while nvidia-smi samples the SM
-clock, the power draw and the active clock-throttle reasons every 20 ms.
+clock, the power draw and the active clock-event reasons every 20 ms.
 Printed per run: TFLOP/s (CUDA events over the whole stretch), the median SM
-clock and power of the samples taken while it ran, TFLOP/s per GHz, and the
-throttle reasons seen.  The ratio of two runs' TFLOP/s per GHz says what
+clock and power of the samples taken while it ran (from a tenth of the way
+in to its end, by timestamp), TFLOP/s per GHz, and the reasons seen.  The ratio of two runs' TFLOP/s per GHz says what
 their code does at one clock; the clocks say what power costs each.
 """
+import datetime
 import os
 import statistics
 import subprocess
@@ -57,6 +58,14 @@ def mma_loop_ptx():
         "\tadd.u64 %p, %p, %o;", "\tst.global.f32 [%p], %s;", "\tret;", "}", ""])
 
 
+def stamp(text):
+    """An nvidia-smi timestamp ("2026/11/22 23:10:04.123") as a datetime, or datetime.min."""
+    try:
+        return datetime.datetime.strptime(text.strip(), "%Y/%m/%d %H:%M:%S.%f")
+    except ValueError:
+        return datetime.datetime.min
+
+
 def sampler():
     return subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,clocks_event_reasons.active",
                              "--format=csv,noheader,nounits", "-lms", "20"],
@@ -64,22 +73,25 @@ def sampler():
 
 
 def stretch(fn, seconds):
-    """Launches fn back to back for about `seconds`; returns (launches, ms) by CUDA events."""
+    """Launches fn back to back for about `seconds`; returns (launches, ms by CUDA events, wall-clock
+    start and end of the stretch)."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
     t0 = time.perf_counter()
-    fn()
+    for _ in range(10):
+        fn()
     torch.cuda.synchronize()
-    one = max(time.perf_counter() - t0, 1e-5)
+    one = max((time.perf_counter() - t0) / 10, 1e-5)
     n = max(10, int(seconds / one))
     a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start = datetime.datetime.now()
     a.record()
     for _ in range(n):
         fn()
     b.record()
     torch.cuda.synchronize()
-    return n, a.elapsed_time(b)
+    return n, a.elapsed_time(b), start, datetime.datetime.now()
 
 
 def main():
@@ -120,16 +132,18 @@ def main():
         time.sleep(1.0)                      # let the clock settle between runs
         p = sampler()
         time.sleep(0.3)
-        n, ms = stretch(fn, seconds)
+        n, ms, start, end = stretch(fn, seconds)
         p.terminate()
         rows = [r.split(", ") for r in p.communicate()[0].strip().splitlines()]
-        rows = [r for r in rows if len(r) == 4]
-        busy = rows[len(rows) // 4:]          # skip the samples from before the launches
+        # the samples taken while the launches ran (after the first 10% of the stretch: the clock settles)
+        settled = start + (end - start) / 10
+        busy = [r for r in rows if len(r) == 4 and settled <= stamp(r[0]) <= end]
         mhz = statistics.median(float(r[1]) for r in busy) if busy else float("nan")
         watts = statistics.median(float(r[2]) for r in busy) if busy else float("nan")
         reasons = sorted({r[3] for r in busy})
         tf = flop * n / (ms * 1e-3) / 1e12
-        print(f"{name:<16} {tf:8.1f} {mhz:7.0f} {watts:6.0f} {tf / (mhz / 1000):7.1f}  {' '.join(reasons)}")
+        print(f"{name:<16} {tf:8.1f} {mhz:7.0f} {watts:6.0f} {tf / (mhz / 1000):7.1f}  {' '.join(reasons)}"
+              f"  ({len(busy)} samples)")
 
 
 if __name__ == "__main__":
