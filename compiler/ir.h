@@ -269,7 +269,8 @@ Layout layout_mma_acc_rows(int M, int N, int num_warps); /* warps along M: for c
 /* The dot may run as wgmma (sm_90a): warpgroups along M, each m64 x N (layout_mma_acc_rows);
  * b_kmajor: B is stored [N, K] (read through trans), else [K, N]. */
 bool layout_wgmma_ok(Func *f, const Op *dot, bool b_kmajor);
-Layout layout_mma_a(const Layout *c, int K);         /* MMA_HALF's operands */
+/* MMA_HALF's operands (layout_mma_operand's), which the pipeliner and wgmma read from its ring */
+Layout layout_mma_a(const Layout *c, int K);
 Layout layout_mma_b(const Layout *c, int K);
 /* Operand i (0: A, 1: B) of accumulator c in kind's fragments, and the register bits it needs
  * (at most LAYOUT_MAX_REG fit). */

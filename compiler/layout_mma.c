@@ -1,6 +1,8 @@
 /*
  * layout_mma.c: the linear layouts of tensor-core dot (mma.sync.m16n8k16,
- * f16/bf16 inputs, f32 accumulator), as Triton's NvidiaMmaEncoding v2.
+ * f16/bf16 inputs, f32 accumulator), as Triton's NvidiaMmaEncoding v2; the
+ * same accumulator with m16n8k8 (tf32) and m16n8k32 (int8) operands, all
+ * three fragments in one table (frag[], below); and wgmma's.
  *
  * One warp's m16n8k16 fragments, per the PTX ISA ("Matrix Fragments for
  * mma.m16n8k16"), with g = lane / 4 and t = lane % 4:

@@ -5,7 +5,7 @@
  * convert.
  *
  * The layout pass gives the result the accumulator layout layout_mma_acc
- * and the operands layout_mma_a / layout_mma_b of it (layout_mma.c).  A
+ * and the operands layout_mma_operand of it (layout_mma.c).  A
  * register index of each names one element relative to the thread, so a
  * fragment is found by flat index: C tile with origin o (registers with
  * bits 0,1 clear), A tile (o_row, k0), B tile (k0, o_col); element i of
@@ -43,38 +43,16 @@ typedef struct Frag {
 	LLVMValueRef sbase;     /* its swizzled byte offset */
 } Frag;
 
-static bool is_a_of(const Layout *la, const Layout *lc, int K)
-{
-	Layout m = layout_mma_a(lc, K);
-	return layout_eq(la, &m);
-}
-
-static bool is_b_of(const Layout *lb, const Layout *lc, int K)
-{
-	Layout m = layout_mma_b(lc, K);
-	return layout_eq(lb, &m);
-}
-
-/* The instruction a dot in the mma layouts runs as, by its input element type. */
-static MmaKind mma_kind_of(Cg *c, Op *op)
-{
-	ElemKind e = vtype(c->f, op->opnds[0]).elem;
-	return e == TY_F32 ? MMA_TF32 : e == TY_I8 ? MMA_S8 : MMA_HALF;
-}
-
+/* The dot runs as mma.sync: its instruction's operand layouts of an mma accumulator (layout_mma.c). */
 bool cg_is_mma(Cg *c, Op *op)
 {
+	MmaKind kind = layout_mma_kind(c->f, op);
 	const Layout *lc = cg_layout(c, op->res[0]);
-	int K = vtype(c->f, op->opnds[0]).shape[1];
-	if (!layout_is_mma_acc(lc, c->f->num_warps))
+	if (kind == MMA_NONE || !layout_is_mma_acc(lc, c->f->num_warps))
 		return false;
-	const Layout *la = cg_layout(c, op->opnds[0]), *lb = cg_layout(c, op->opnds[1]);
-	MmaKind kind = mma_kind_of(c, op);
-	if (kind != MMA_HALF) {
-		Layout ma = layout_mma_operand(kind, lc, K, 0), mb = layout_mma_operand(kind, lc, K, 1);
-		return layout_eq(la, &ma) && layout_eq(lb, &mb);
-	}
-	return is_a_of(la, lc, K) && is_b_of(lb, lc, K);
+	int K = vtype(c->f, op->opnds[0]).shape[1];
+	Layout ma = layout_mma_operand(kind, lc, K, 0), mb = layout_mma_operand(kind, lc, K, 1);
+	return layout_eq(cg_layout(c, op->opnds[0]), &ma) && layout_eq(cg_layout(c, op->opnds[1]), &mb);
 }
 
 /* v's fragments, in layout l (v's own, or a transposed view of it: same registers). */
@@ -618,7 +596,7 @@ static void mma_flat(Cg *c, Op *op, MmaKind kind)
 
 void cg_mma(Cg *c, Op *op)
 {
-	MmaKind kind = mma_kind_of(c, op);
+	MmaKind kind = layout_mma_kind(c->f, op);
 	if (kind != MMA_HALF) {
 		mma_flat(c, op, kind);
 		return;

@@ -2041,7 +2041,6 @@ def fam_dot(k):
     dt = r.choices(['f16', 'bf16', 'f32', 'tf32', 'i8', 'i16', 'i32'], [8, 5, 2, 2, 2, 1, 1])[0]
     tf32 = dt == 'tf32'
     dt = 'f32' if tf32 else dt
-    fma = dt in INTS or (dt == 'f32' and not tf32)
     k.warps = r.choices([1, 2, 4, 8, 16], [1, 2, 5, 4, 1])[0]
     if r.random() < 0.5:
         k.attrs.append('@num_warps(%d)' % k.warps)
@@ -2049,7 +2048,10 @@ def fam_dot(k):
     else:
         k.warps_opt = k.warps
     BM, BN, BK = pow2(r, 16, 128), pow2(r, 16, 128), pow2(r, 16, 64)
-    while fma and BM * BN * BK > 2048 * 32 * k.warps:     # what CUDA cores unroll (passes/layout.c)
+    # CUDA cores (FMA): f32 without tf32, i16, i32, and i8 where BK is no multiple of mma's 32
+    fma = dt in ('i16', 'i32') or (dt == 'i8' and BK % 32) or (dt == 'f32' and not tf32)
+    # a quarter of what passes/layout.c lets CUDA cores unroll (8192 x 32 x warps): compiles stay short
+    while fma and BM * BN * BK > 2048 * 32 * k.warps:
         if BK > 16:
             BK //= 2
         elif BM >= BN:
@@ -2141,9 +2143,10 @@ def fam_dot(k):
         return x
 
     acc_dt = 'f32' if fl else 'i32'
-    # |acc| <= K max|a| max|b|, times 4 for operands scaled by 2
+    # |acc| <= K max|a| max|b|, times 4 for operands scaled by 2; integer sums are exact (Dot.ev
+    # rejects i32 overflow), float ones must stay small enough for the epilogue's intervals
     bound = K * max(abs(a.lo), abs(a.hi)) * max(abs(b.lo), abs(b.hi)) * (4 if fl else 1) + 1
-    if bound > 1e4:
+    if fl and bound > 1e4:
         raise Reject('products too large')
     pieces = []
     if loop:

@@ -345,23 +345,26 @@ static void check_op(Func *f, Op *op, void *ctx)
 		const Layout *c = lay_of(f, r);
 		int K = vtype(f, s).shape[1];
 		Layout a = layout_dot_a(c, K), b = layout_dot_b(c, K);
-		if (layout_mma_ok(f, op)) { /* tensor cores: layout_mma.c */
-			a = layout_mma_a(c, K);
-			b = layout_mma_b(c, K);
+		MmaKind kind = layout_mma_kind(f, op);
+		if (kind != MMA_NONE) { /* tensor cores: layout_mma.c */
+			a = layout_mma_operand(kind, c, K, 0);
+			b = layout_mma_operand(kind, c, K, 1);
 		}
 		if (!same(f, op->opnds[2], r) || !layout_eq(&a, lay_of(f, s)) || !layout_eq(&b, lay_of(f, op->opnds[1])))
 			violation(k, op, "dot operands not in dot_a/dot_b of the accumulator");
 	}
 }
 
-/* Compiles src (a file's text) to GPU IR and checks every rule codegen relies on. */
-static void check_contract(const char *name, const char *src, int num_warps)
+/* Compiles src (a file's text, with define d if given) to GPU IR and checks every rule codegen relies on. */
+static void check_contract(const char *name, const char *src, int num_warps, const Define *d)
 {
 	Compilation *c = compilation_new(name, src, strlen(src));
 	CompileOptions o = {0};
 	o.emit = EMIT_GPU_IR;
 	o.opt = 1;
 	o.num_warps = num_warps;
+	o.defines = d;
+	o.ndefines = d != NULL;
 	int rc = compile_kernel(c, &o);
 	Contract k = {name, 0};
 	if (rc == 0)
@@ -389,9 +392,11 @@ static const char *mixed_kernel =
 
 static void test_contract(void)
 {
+	/* matmul_f32 with TF32 and matmul_i8 take the tf32 and int8 mma fragments */
 	const char *files[] = {"layernorm", "matmul", "matmul_relu", "linear", "mean", "softmax",
-	                       "softmax_backward", "vector_add"};
-	for (int i = 0; i < 8; i++) {
+	                       "softmax_backward", "vector_add", "matmul_f32", "matmul_f32", "matmul_i8"};
+	static const Define tf32 = {.name = "TF32", .value = 1, .kind = DEF_BOOL};
+	for (int i = 0; i < 11; i++) {
 		char path[512];
 		snprintf(path, sizeof path, "%s/dsl_examples/%s.tile", TILEC_SOURCE_DIR, files[i]);
 		size_t len;
@@ -399,11 +404,11 @@ static void test_contract(void)
 		if (!CHECKF(text != NULL, "cannot read %s", path))
 			continue;
 		for (int w = 1; w <= 8; w *= 2)
-			check_contract(path, text, w);
+			check_contract(path, text, w, i == 9 ? &tf32 : NULL);
 		free(text);
 	}
 	for (int w = 1; w <= 16; w *= 2)
-		check_contract("mixed.tile", mixed_kernel, w);
+		check_contract("mixed.tile", mixed_kernel, w, NULL);
 }
 
 /* ---- axis analysis on compiled kernels ---- */

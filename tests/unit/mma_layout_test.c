@@ -17,8 +17,10 @@
  * with the simulated ldmatrix at cg_mma.c's lane addresses and compared
  * with the registers, and each 8-lane phase is checked free of bank
  * conflicts.  The TF32 operand layouts (mma.m16n8k8 .tf32: A a[i] row
- * g + 8 (i & 1), col t + 4 (i >> 1); B b[i] row t + 4 i, col g) are run
- * the same way, with cg_mma.c's mma_tf32 walk.
+ * g + 8 (i & 1), col t + 4 (i >> 1); B b[i] row t + 4 i, col g) and the
+ * int8 ones (mma.m16n8k32 .s8: A a[i] row g + 8 (i>>2 & 1), col
+ * 4t + (i & 3) + 16 (i >> 3); B b[i] row 4t + (i & 3) + 16 (i >> 2), col g)
+ * are run the same way, with cg_mma.c's mma_flat walk.
  */
 #include "compile.h"
 
