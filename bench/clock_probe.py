@@ -23,7 +23,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
-from ptx_ab import EX, RawKernel  # noqa: E402
+from ptx_ab import EX, RawKernel, check_runs  # noqa: E402
 
 CHAINS = 8          # independent accumulators a warp keeps in flight
 ITERS = 4096        # loop trips of the register-only kernel
@@ -118,13 +118,7 @@ def main():
             ("tilec mma.sync", jit("sm_90", 4), 2 * M * N * K),
             ("tilec wgmma", jit("sm_90a", 6), 2 * M * N * K),
             ("cublas", lambda: torch.matmul(x, y, out=out), 2 * M * N * K)]
-    for name, fn, _ in runs[1:]:
-        out.fill_(float("nan"))
-        fn()
-        torch.cuda.synchronize()
-        err = ((out.float() - ref).norm() / ref.norm()).item()
-        if not err < 1e-2:
-            sys.exit(f"{name}: rel err {err:.2e}")
+    check_runs({name: fn for name, fn, _ in runs[1:]}, out, ref, 1e-2)
     print(f"f16 {M}^3 matmuls and a register-only mma.sync loop ({blocks} CTAs x 8 warps x {CHAINS} chains x "
           f"{ITERS} trips), {seconds:.1f} s of launches each, nvidia-smi every 20 ms")
     print(f"{'run':<16} {'TFLOP/s':>8} {'SM MHz':>7} {'W':>6} {'TF/GHz':>7}  clock-event reasons (hex)")

@@ -19,7 +19,7 @@ import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(__file__))
-from ptx_ab import CLI, EX, RawKernel, rounds_table  # noqa: E402
+from ptx_ab import CLI, EX, RawKernel, check_runs, rounds_table  # noqa: E402
 
 REPS = 20
 ARCH = os.environ.get("TILEC_ARCH", "sm_90a")
@@ -59,13 +59,7 @@ def main():
         k = RawKernel(text, smem, 32 * warps)
         runs[name] = lambda k=k: k.launch(grid, *args)
     print(f"matmul_i8 {M}x{N}x{K}: tilec {cfg} smem {smem} B; {rounds} rounds x {REPS} reps")
-    for name, fn in runs.items():
-        out.fill_(float("nan"))
-        fn()
-        torch.cuda.synchronize()
-        err = ((out.double() - ref).norm() / ref.norm()).item()
-        if not err < 1e-5:
-            sys.exit(f"{name}: rel err {err:.2e}")
+    check_runs(runs, out, ref, 1e-5)
     runs["cublas"] = lambda: torch._int_mm(x, yc, out=o32)
     rounds_table(runs, rounds, REPS, lambda ms: 2 * M * N * K / (ms * 1e-3) / 1e12, "TOPS", "cublas")
 

@@ -31,7 +31,7 @@ import triton
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
-from ptx_ab import CLI, EX, RawKernel, rounds_table  # noqa: E402
+from ptx_ab import CLI, EX, RawKernel, check_runs, rounds_table  # noqa: E402
 
 REPS = 20
 ARCH = os.environ.get("TILEC_ARCH", "sm_90a")
@@ -93,13 +93,7 @@ def main():
     if only:
         runs = {k: v for k, v in runs.items() if k == "cublas" or re.search(only, k)}
     print(f"matmul f16 {M}x{N}x{K}: tilec {cfg} smem {smem} B, Triton {tcfg}; {rounds} rounds x {REPS} reps")
-    for name, fn in runs.items():
-        out.fill_(float("nan"))
-        fn()
-        torch.cuda.synchronize()
-        err = ((out.float() - ref).norm() / ref.norm()).item()
-        if not err < 1e-2:
-            sys.exit(f"{name}: rel err {err:.2e}")
+    check_runs(runs, out, ref, 1e-2)
     flop = 2 * M * N * K
     rounds_table(runs, rounds, REPS, lambda ms: flop / (ms * 1e-3) / 1e12, "TFLOP/s", "cublas")
 

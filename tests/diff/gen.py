@@ -2114,20 +2114,21 @@ def fam_dot(k):
     def both(m1, m2):   # the K mask, and the M or N mask unless rows wrap
         return m2 if wrap else Bin('&', m1, m2) if r.random() < 0.7 else Bin('&&', m1, m2)
 
+    def tile(how, i, j, ld, mi, mj, k_first):
+        """Offsets and mask of an [I, J] operand tile at index vectors i, j (in bounds where mi, mj):
+        stored row-major with leading dimension ld, column-major, or column-major and loaded as the
+        [J, I] tile ('trans'); the K index is i (k_first) or j."""
+        if how == 'trans':
+            off, mi, mj = Bin('+', Bin('*', row(j), ld), col(i)), col(mi), row(mj)
+        else:
+            off = Bin('+', Bin('*', row(i), ld), col(j)) if how == 'row' else Bin('+', row(i), Bin('*', col(j), ld))
+            mi, mj = row(mi), col(mj)
+        return off, both(mj, mi) if k_first else both(mi, mj)
+
     def offsets(kr):
-        """A's and B's offsets at K offset kr (an [BK] tile), and their masks; trans: loaded the other way."""
-        if how_a == 'row':
-            oa, ma = Bin('+', Bin('*', row(rm), sa), col(kr)), both(row(Bin('<', rm, mm)), col(Bin('<', kr, kd)))
-        elif how_a == 'col':
-            oa, ma = Bin('+', row(rm), Bin('*', col(kr), sa)), both(row(Bin('<', rm, mm)), col(Bin('<', kr, kd)))
-        else:
-            oa, ma = Bin('+', Bin('*', row(kr), sa), col(rm)), both(col(Bin('<', rm, mm)), row(Bin('<', kr, kd)))
-        if how_b == 'row':
-            ob, mb = Bin('+', Bin('*', row(kr), sb), col(rn)), both(col(Bin('<', rn, nn)), row(Bin('<', kr, kd)))
-        elif how_b == 'col':
-            ob, mb = Bin('+', row(kr), Bin('*', col(rn), sb)), both(col(Bin('<', rn, nn)), row(Bin('<', kr, kd)))
-        else:
-            ob, mb = Bin('+', Bin('*', row(rn), sb), col(kr)), both(row(Bin('<', rn, nn)), col(Bin('<', kr, kd)))
+        """A's and B's offsets and masks at K offset kr (an [BK] tile)."""
+        oa, ma = tile(how_a, rm, kr, sa, Bin('<', rm, mm), Bin('<', kr, kd), False)
+        ob, mb = tile(how_b, kr, rn, sb, Bin('<', kr, kd), Bin('<', rn, nn), True)
         return oa, ma, ob, mb
 
     zero = Lit(0.0) if fl else Lit(0)
