@@ -529,9 +529,15 @@ static LLVMValueRef *flat_regs(Cg *c, ValId v)
 	return m;
 }
 
-/* The b32 word of four i8 elements at m[at], m[at + step], ..., the first in the low byte. */
-static LLVMValueRef pack_s8(Cg *c, LLVMValueRef *m, uint32_t at, uint32_t step)
+/*
+ * The b32 word of four i8 elements at m[at], m[at + step], ..., the first in
+ * the low byte; built once (words[at]), as every fragment along the other
+ * dimension takes the same word.
+ */
+static LLVMValueRef pack_s8(Cg *c, LLVMValueRef *m, LLVMValueRef *words, uint32_t at, uint32_t step)
 {
+	if (words[at])
+		return words[at];
 	LLVMValueRef w = NULL;
 	for (uint32_t q = 0; q < 4; q++) {
 		LLVMValueRef x = LLVMBuildZExt(c->b, m[at + q * step], c->i32, "");
@@ -539,7 +545,7 @@ static LLVMValueRef pack_s8(Cg *c, LLVMValueRef *m, uint32_t at, uint32_t step)
 			x = LLVMBuildShl(c->b, x, cg_i32c(c, 8 * q), "");
 		w = w ? LLVMBuildOr(c->b, w, x, "") : x;
 	}
-	return w;
+	return words[at] = w;
 }
 
 static void mma_flat_step(Cg *c, MmaKind kind, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *d)
@@ -575,7 +581,11 @@ static void mma_flat(Cg *c, Op *op, MmaKind kind)
 	uint32_t kstep = kind == MMA_S8 ? 32 : 8;
 	materialise(c, a);
 	materialise(c, b);
-	LLVMValueRef *ta = flat_regs(c, a), *tb = flat_regs(c, b);
+	LLVMValueRef *ta = flat_regs(c, a), *tb = flat_regs(c, b), *wa = NULL, *wb = NULL;
+	if (kind == MMA_S8) {
+		wa = NEWN(c->f->arena, LLVMValueRef, (int64_t)lc->shape[0] * K);
+		wb = NEWN(c->f->arena, LLVMValueRef, (int64_t)K * lc->shape[1]);
+	}
 	LLVMValueRef *out = cg_new_regs(c, res);
 	for (uint32_t r = 0; r < 1u << lc->nreg; r++)
 		out[r] = c->regs[acc][r];
@@ -584,10 +594,10 @@ static void mma_flat(Cg *c, Op *op, MmaKind kind)
 			uint32_t o = cg_reg_index(lc, r), row = o >> nb, col = o & ((1u << nb) - 1);
 			LLVMValueRef fa[4], fb[2];
 			for (uint32_t i = 0; i < 4; i++)
-				fa[i] = kind == MMA_S8 ? pack_s8(c, ta, (row + 8 * (i & 1)) << kb | (k0 + 16 * (i >> 1)), 1)
+				fa[i] = kind == MMA_S8 ? pack_s8(c, ta, wa, (row + 8 * (i & 1)) << kb | (k0 + 16 * (i >> 1)), 1)
 				                       : ta[(row + 8 * (i & 1)) << kb | (k0 + 4 * (i >> 1))];
 			for (uint32_t i = 0; i < 2; i++)
-				fb[i] = kind == MMA_S8 ? pack_s8(c, tb, (k0 + 16 * i) << nb | col, 1u << nb)
+				fb[i] = kind == MMA_S8 ? pack_s8(c, tb, wb, (k0 + 16 * i) << nb | col, 1u << nb)
 				                       : tb[(k0 + 4 * i) << nb | col];
 			mma_flat_step(c, kind, fa, fb, out + r);
 		}
