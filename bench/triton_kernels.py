@@ -242,6 +242,50 @@ def matmul(a, b, c, config, activation="", mma_sync=False):
 
 
 @triton.jit
+def linear_i8_kernel(y_ptr, x_ptr, w_ptr, sx_ptr, sw_ptr, bias_ptr, M, N, K, stride_xm, stride_wn, stride_ym,
+                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
+    """dsl_examples/linear_i8.tile in Triton: Y = (X @ W^T) * sx[m] * sw[n] + bias[n], int8 X [M, K] and
+    W [N, K], i32 sums, f16 Y."""
+    pid = tl.program_id(axis=0)
+    grid_m = tl.cdiv(M, BM)
+    grid_n = tl.cdiv(N, BN)
+    in_group = GROUP_M * grid_n
+    first_m = pid // in_group * GROUP_M
+    group_m = min(grid_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % in_group) % group_m
+    pid_n = (pid % in_group) // group_m
+    rm = (pid_m * BM + tl.arange(0, BM)) % M
+    rn = (pid_n * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    px = x_ptr + rm[:, None] * stride_xm + rk[None, :]
+    pw = w_ptr + rn[:, None] * stride_wn + rk[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.int32)
+    for k in range(0, tl.cdiv(K, BK)):
+        tx = tl.load(px, mask=rk[None, :] < K - k * BK, other=0)
+        tw = tl.load(pw, mask=rk[None, :] < K - k * BK, other=0)
+        acc = tl.dot(tx, tl.trans(tw), acc, out_dtype=tl.int32)
+        px += BK
+        pw += BK
+    cm = pid_m * BM + tl.arange(0, BM)
+    cn = pid_n * BN + tl.arange(0, BN)
+    sx = tl.load(sx_ptr + cm, mask=cm < M, other=0.)
+    sw = tl.load(sw_ptr + cn, mask=cn < N, other=0.)
+    bias = tl.load(bias_ptr + cn, mask=cn < N, other=0.)
+    out = acc.to(tl.float32) * sx[:, None] * sw[None, :] + bias[None, :]
+    tl.store(y_ptr + cm[:, None] * stride_ym + cn[None, :], out.to(tl.float16),
+             mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+def linear_i8(y, x, w, sx, sw, bias, config):
+    """y = (x @ w^T) * sx[:, None] * sw[None, :] + bias with one config (BM, BN, BK, GROUP_M, warps, stages)."""
+    (M, K), N = x.shape, w.shape[0]
+    bm, bn, bk, group, warps, stages = config
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+    return linear_i8_kernel[grid](y, x, w, sx, sw, bias, M, N, K, x.stride(0), w.stride(0), y.stride(0),
+                                  BM=bm, BN=bn, BK=bk, GROUP_M=group, num_warps=warps, num_stages=stages)
+
+
+@triton.jit
 def prime_kernel(x_ptr, BLOCK: tl.constexpr):
     tl.store(x_ptr + tl.arange(0, BLOCK), tl.zeros([BLOCK], dtype=tl.float32))
 

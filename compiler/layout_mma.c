@@ -275,24 +275,29 @@ bool layout_mma_ok(Func *f, const Op *dot)
 }
 
 /*
- * wgmma.m64nNk16 (sm_90a): a warpgroup of four warps computes 64 rows x N
- * columns with N a multiple of 8 up to 256, its operands read from shared
+ * wgmma.m64nNk16 (sm_90a; f16/bf16) or m64nNk32 (int8): a warpgroup of four
+ * warps computes 64 rows x N columns, its operands read from shared
  * memory.  Warp w of a warpgroup holds rows 16w .. 16w+15 in the
  * m16n8 accumulator fragment repeated along N (d[4i .. 4i+3] is n8 tile
  * i), which is layout_mma_acc_rows with every warp along M: so M must give
  * each warp its own 16 rows (repeats of the whole block are more
- * instructions).  The accumulator is at most 128 f32 registers per thread
- * (which keeps N <= 256, one instruction wide) and leaves 48 of the
+ * instructions).  The accumulator is at most 128 32-bit registers per
+ * thread (which keeps N <= 256, one instruction wide) and leaves 48 of the
  * thread's share of the register file (65536 / threads, at most 255) for
  * the rest.  The operands come from a pipelined ring: num_stages >= 2; B
- * stored [K, N] (not b_kmajor) is read in whole 64-column panels.
+ * stored [K, N] (not b_kmajor) is read in whole 64-column panels, which
+ * only the 16-bit instructions can (int8 takes both operands K-major).
+ * int8 has fewer widths: N = 8, 16, 24, 32, then multiples of 16.
  */
 bool layout_wgmma_ok(Func *f, const Op *dot, bool b_kmajor)
 {
-	if (!f->wgmma || f->num_warps % 4 || f->num_stages < 2 || !layout_mma_ok(f, dot))
+	MmaKind kind = layout_mma_kind(f, dot);
+	if (!f->wgmma || f->num_warps % 4 || f->num_stages < 2 || (kind != MMA_HALF && kind != MMA_S8))
 		return false;
 	Type c = vtype(f, dot->res[0]);
 	int M = c.shape[0], N = c.shape[1], threads = 32 * f->num_warps;
+	if (kind == MMA_S8 && (!b_kmajor || (N > 32 && N % 16)))
+		return false;
 	int share = 65536 / threads < 255 ? 65536 / threads : 255;
 	int64_t acc = (int64_t)M * N / threads;
 	return M % (16 * f->num_warps) == 0 && acc <= 128 && acc + 48 <= share && (b_kmajor || N % 64 == 0);

@@ -214,7 +214,8 @@ bool cg_is_wgmma(Cg *c, Op *op);
 void cg_wgmma(Cg *c, Op *op);
 void cg_wgmma_wait(Cg *c, Op *op);  /* dot_wait */
 /* Byte offset of element `flat` (i32) in a RING_WGMMA slot of `rows` rows of 2^rowbits 16-bit elements. */
-LLVMValueRef cg_wgmma_offset(Cg *c, LLVMValueRef flat, int rowbits, int rows); /* a CgLinFn */
+LLVMValueRef cg_wgmma_offset(Cg *c, LLVMValueRef flat, int rowbits, int rows);  /* a CgLinFn, 16-bit */
+LLVMValueRef cg_wgmma_offset8(Cg *c, LLVMValueRef flat, int rowbits, int rows); /* a CgLinFn, 8-bit */
 
 /* cg_async.c: software pipelining (passes/pipeline.c) */
 void cg_async(Cg *c, Op *op);

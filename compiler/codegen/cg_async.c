@@ -80,7 +80,8 @@ static void async_copy(Cg *c, Op *op)
 	char text[96];
 	snprintf(text, sizeof text, "%s%s", own ? "@$3 " : "", nv_names[id]);
 	LLVMValueRef base = LLVMBuildMul(c->b, c->regs[op->opnds[1]][0], cg_i32c(c, slot_bytes(c, ring)), "");
-	CgLin at = wg ? cg_lin(c, l, cg_wgmma_offset, rowbits, (int)t.shape[0]) : cg_lin(c, l, swizzled, rowbits, 0);
+	CgLin at = wg ? cg_lin(c, l, eb == 1 ? cg_wgmma_offset8 : cg_wgmma_offset, rowbits, (int)t.shape[0])
+	              : cg_lin(c, l, swizzled, rowbits, 0);
 	uint32_t zm = cg_zeromask(l->reg, l->nreg);
 	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)v) {
 		if (r & zm)

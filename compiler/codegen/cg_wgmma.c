@@ -75,11 +75,22 @@ LLVMValueRef cg_wgmma_offset(Cg *c, LLVMValueRef flat, int rowbits, int rows)
 	return LLVMBuildAdd(c->b, at, cg_swizzle(c, in, pb), "");
 }
 
+/*
+ * The same for 8-bit elements: byte pairs as the 16-bit elements of an
+ * [R, C/2] tile (flat >> 1), the low bit picking the byte.  A panel row is
+ * then 128 elements.
+ */
+LLVMValueRef cg_wgmma_offset8(Cg *c, LLVMValueRef flat, int rowbits, int rows)
+{
+	LLVMValueRef pair = cg_wgmma_offset(c, LLVMBuildLShr(c->b, flat, cg_i32c(c, 1), ""), rowbits - 1, rows);
+	return LLVMBuildOr(c->b, pair, LLVMBuildAnd(c->b, flat, cg_i32c(c, 1), ""), "");
+}
+
 /* A slot of ring type t as wgmma sees it. */
 typedef struct Smem {
 	LLVMValueRef base4;   /* i32: the slot's shared address >> 4 (plus a warpgroup's rows for A) */
 	int rows, cols;       /* R, C */
-	int width;            /* W: bytes of a panel row, 2 min(C, 64) */
+	int width;            /* W: bytes of a panel row, min(C * element bytes, 128) */
 	bool mn_major;        /* B stored [K, N] */
 	uint64_t hi;          /* the descriptor's constant bits: LBO, SBO, swizzle */
 } Smem;
@@ -94,19 +105,24 @@ static Smem smem_operand(Cg *c, ValId v, bool mn_major)
 {
 	Op *ll = val(c->f, v)->def;
 	Type t = vtype(c->f, ll->opnds[0]);
-	Smem s = {NULL, t.shape[0], t.shape[1], 2 * (t.shape[1] < 64 ? t.shape[1] : 64), mn_major, 0};
+	int row = t.shape[1] * elem_bytes(t.elem);
+	Smem s = {NULL, t.shape[0], t.shape[1], row < 128 ? row : 128, mn_major, 0};
 	s.hi = mn_major ? desc_bits((uint64_t)s.rows * 128, 1024, 128) : desc_bits(16, 8 * (uint64_t)s.width, s.width);
 	s.base4 = LLVMBuildLShr(c->b, c->regs[v][0], cg_i32c(c, 4), "");
 	return s;
 }
 
-/* Bytes from the slot to k16 step s of the rows (K-major) / columns (MN-major) from `first`. */
+/*
+ * Bytes from the slot to k step s (32 bytes of K: k16 of 16-bit elements,
+ * k32 of int8) of the rows (K-major) / columns (MN-major, 16-bit) from
+ * `first`.
+ */
 static uint32_t step_offset(const Smem *s, int first, int step)
 {
 	if (s->mn_major)
 		return (uint32_t)(first / 64 * s->rows * 128 + step * 16 * 128);
-	int k = 16 * step, p = s->width / 2;
-	return (uint32_t)(k / p * s->rows * s->width + first * s->width + k % p * 2);
+	int kb = 32 * step;
+	return (uint32_t)(kb / s->width * s->rows * s->width + first * s->width + kb % s->width);
 }
 
 static LLVMValueRef descriptor(Cg *c, const Smem *s, uint32_t off)
@@ -116,20 +132,21 @@ static LLVMValueRef descriptor(Cg *c, const Smem *s, uint32_t off)
 	return LLVMBuildOr(c->b, lo, LLVMConstInt(c->i64, s->hi, 0), "");
 }
 
-static LLVMTypeRef f32_struct(Cg *c, int n)
+/* n accumulator registers: f32, or i32 (int8 products) */
+static LLVMTypeRef acc_struct(Cg *c, int n, bool i32)
 {
 	LLVMTypeRef *t = NEWN(c->f->arena, LLVMTypeRef, n);
 	for (int i = 0; i < n; i++)
-		t[i] = c->f32;
+		t[i] = i32 ? c->i32 : c->f32;
 	return LLVMStructTypeInContext(c->ctx, t, (unsigned)n, 0);
 }
 
-/* n f32 registers in and out, "=f,...,=f" `inputs` ",0,...,n-1": the tied inputs come after the others. */
-static char *tied_constraints(Cg *c, int n, const char *inputs)
+/* n registers in and out, "=f,...,=f" (i32: "=r") `inputs` ",0,...,n-1": the tied inputs come after the others. */
+static char *tied_constraints(Cg *c, int n, bool i32, const char *inputs)
 {
 	StrBuf b = {0};
 	for (int i = 0; i < n; i++)
-		sb_puts(&b, i ? ",=f" : "=f");
+		sb_puts(&b, i ? (i32 ? ",=r" : ",=f") : (i32 ? "=r" : "=f"));
 	sb_puts(&b, inputs);
 	for (int i = 0; i < n; i++)
 		sb_printf(&b, ",%d", i);
@@ -147,22 +164,23 @@ static void unpack(Cg *c, LLVMValueRef r, LLVMValueRef *d, int n)
 }
 
 /* wgmma.wait_group 0, with the n registers of regs passed through it, so that every use of them comes after. */
-static void wait_through(Cg *c, LLVMValueRef *regs, int n)
+static void wait_through(Cg *c, LLVMValueRef *regs, int n, bool i32)
 {
 	if (n > 128)
 		die("codegen: a wgmma accumulator of %d registers per thread", n);
-	LLVMValueRef r = cg_asm(c, "wgmma.wait_group.sync.aligned 0;", tied_constraints(c, n, ""), f32_struct(c, n),
-	                        regs, n, true);
+	LLVMValueRef r = cg_asm(c, "wgmma.wait_group.sync.aligned 0;", tied_constraints(c, n, i32, ""),
+	                        acc_struct(c, n, i32), regs, n, true);
 	unpack(c, r, regs, n);
 }
 
 /*
- * One m-block's wgmmas for all `steps` k16 steps, in place on the nr = n/2
+ * One m-block's wgmmas for all `steps` k steps, in place on the nr = n/2
  * accumulators $0..$nr-1: one asm, so the accumulators pass through LLVM
  * once per dot, not once per step.  Step s's operands follow the
  * accumulators: A's descriptor, or (a_regs) its four b32 words, then B's
  * descriptor; after the last step, scale-d (D += A B if nonzero), which
- * wgmma takes as a predicate.  A from registers has no trans-a.
+ * wgmma takes as a predicate.  A from registers has no trans-a; the int8
+ * instruction has no scale or trans immediates at all (both K-major).
  */
 static const char *mma_text(Cg *c, int n, ElemKind e, bool a_regs, bool mn_major, int steps)
 {
@@ -172,10 +190,15 @@ static const char *mma_text(Cg *c, int n, ElemKind e, bool a_regs, bool mn_major
 	sb_printf(&b, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;", nr + per * steps);
 	for (int st = 0; st < steps; st++) {
 		int o = nr + per * st;
-		sb_printf(&b, "\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n, t, t);
+		if (e == TY_I8)
+			sb_printf(&b, "\nwgmma.mma_async.sync.aligned.m64n%dk32.s32.s8.s8 {", n);
+		else
+			sb_printf(&b, "\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n, t, t);
 		for (int i = 0; i < nr; i++)
 			sb_printf(&b, "%s$%d", i ? ", " : "", i);
-		if (a_regs)
+		if (e == TY_I8)
+			sb_printf(&b, "}, $%d, $%d, p;", o, o + 1);
+		else if (a_regs)
 			sb_printf(&b, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;", o, o + 1, o + 2, o + 3, o + 4,
 			          mn_major ? 1 : 0);
 		else
@@ -198,6 +221,9 @@ void cg_wgmma(Cg *c, Op *op)
 	if (N > 256 || nr > 128 || M % rows)
 		die("codegen: a %dx%d wgmma accumulator over %d warps", M, N, f->num_warps);
 	bool trans_b = val(f, op->opnds[1])->def->iattr[1] & LL_TRANS, a_regs = !wgmma_operand(c, op->opnds[0]);
+	bool i8 = e == TY_I8;
+	if (i8 && (a_regs || !trans_b))
+		die("codegen: an int8 wgmma takes both operands K-major from shared memory");
 	Smem sa = {0}, sb = smem_operand(c, op->opnds[1], !trans_b);
 	LLVMValueRef *aw = NULL;
 	if (a_regs) {
@@ -231,15 +257,15 @@ void cg_wgmma(Cg *c, Op *op)
 	LLVMValueRef *out = cg_new_regs(c, res);
 	for (uint32_t r = 0; r < 1u << lc->nreg; r++)
 		out[r] = c->regs[acc][r];
-	LLVMTypeRef vt = LLVMVoidTypeInContext(c->ctx), st = f32_struct(c, nr);
+	LLVMTypeRef vt = LLVMVoidTypeInContext(c->ctx), st = acc_struct(c, nr, i8);
 	cg_asm(c, "wgmma.fence.sync.aligned;", "~{memory}", vt, NULL, 0, true);
-	int steps = K / 16, per = a_regs ? 5 : 2, nin = per * steps + 1;
+	int steps = K * elem_bytes(e) / 32, per = a_regs ? 5 : 2, nin = per * steps + 1;
 	const char *text = mma_text(c, N, e, a_regs, sb.mn_major, steps);
 	StrBuf in = {0};
 	for (int s = 0; s < steps; s++)
 		sb_puts(&in, a_regs ? ",r,r,r,r,l" : ",l,l");
 	sb_puts(&in, ",r");
-	const char *cons = tied_constraints(c, nr, in.s);
+	const char *cons = tied_constraints(c, nr, i8, in.s);
 	sb_free(&in);
 	LLVMValueRef *args = NEWN(f->arena, LLVMValueRef, nin + nr);
 	for (int mb = 0; mb < nblocks; mb++) {
@@ -264,7 +290,7 @@ void cg_wgmma(Cg *c, Op *op)
 	if (op->iattr[1])
 		cg_asm(c, "wgmma.wait_group.sync.aligned 1;", "~{memory}", vt, NULL, 0, true);
 	else
-		wait_through(c, out, 1 << lc->nreg);
+		wait_through(c, out, 1 << lc->nreg, i8);
 }
 
 /* dot_wait: the accumulator of the asynchronous dots, once they are done. */
@@ -273,5 +299,5 @@ void cg_wgmma_wait(Cg *c, Op *op)
 	int n = cg_nregs(c, op->opnds[0]);
 	LLVMValueRef *out = cg_new_regs(c, op->res[0]);
 	memcpy(out, c->regs[op->opnds[0]], sizeof(LLVMValueRef) * (size_t)n);
-	wait_through(c, out, n);
+	wait_through(c, out, n, vtype(c->f, op->opnds[0]).elem == TY_I32);
 }

@@ -158,8 +158,8 @@ static void find_chains(LayoutPass *p, Block *b)
 
 /*
  * Operand k of dot is a tile the pipeliner can stream through shared memory:
- * a 16-bit load in the dot's loop body (for B also trans(load)) whose
- * pointer runs 8 elements, 16-byte aligned, along its last dimension.
+ * a load in the dot's loop body (for B also trans(load)) whose pointer runs
+ * 16 bytes, 16-byte aligned, along its last dimension.
  */
 static bool streamed(Func *f, const Op *dot, int k)
 {
@@ -169,7 +169,7 @@ static bool streamed(Func *f, const Op *dot, int k)
 	if (!d || d->code != OP_LOAD || d->parent != dot->parent)
 		return false;
 	Value *ptr = val(f, d->opnds[0]);
-	return ptr->contig >= 8 && ptr->divis % 16 == 0;
+	return ptr->contig * elem_bytes(vtype(f, d->res[0]).elem) >= 16 && ptr->divis % 16 == 0;
 }
 
 /* A dot for wgmma: its shapes fit, and both operands will come from a pipelined ring. */

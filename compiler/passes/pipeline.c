@@ -2,10 +2,11 @@
  * passes/pipeline.c: pass_pipeline, software pipelining of the loads that
  * feed tensor-core dots, with cp.async into rings of shared buffers.
  *
- * A `for` whose body loads a tile (f16/bf16, 16-byte runs provable by the
- * axis analysis, mask constant over them, masked-off value 0) only to hand
- * it, through the convert pass_layout inserted, to an mma dot, is rewritten
- * so that the load of iteration i is issued S-1 iterations earlier
+ * A `for` whose body loads a tile (f16/bf16, or int8 for a wgmma dot;
+ * 16-byte runs provable by the axis analysis, mask constant over them,
+ * masked-off value 0) only to hand it, through the convert pass_layout
+ * inserted, to an mma dot, is rewritten so that the load of iteration i is
+ * issued S-1 iterations earlier
  * (S = f->num_stages) as an async copy into slot i % S of a ring:
  *
  *     ring_t = async_ring S                    one per pipelined load
@@ -79,31 +80,39 @@ static bool is_zero_const(Func *f, ValId v)
 	return d->iattr[0] == 0;
 }
 
-/* The first three register columns give 8 consecutive elements that nothing else touches. */
-static bool vec8(const Layout *l)
+/* The first register columns give n (a power of two) consecutive elements that nothing else touches. */
+static bool vec_of(const Layout *l, int n)
 {
-	if (l->nreg < 3 || l->reg[0] != 1 || l->reg[1] != 2 || l->reg[2] != 4)
+	int bits = ilog2((uint64_t)n);
+	if (l->nreg < bits)
 		return false;
-	uint32_t bad = 0;
-	for (int i = 3; i < l->nreg; i++)
-		bad |= l->reg[i] & 7;
+	for (int i = 0; i < bits; i++)
+		if (l->reg[i] != 1u << i)
+			return false;
+	uint32_t bad = 0, m = (uint32_t)n - 1;
+	for (int i = bits; i < l->nreg; i++)
+		bad |= l->reg[i] & m;
 	for (int i = 0; i < l->nlane; i++)
-		bad |= l->lane[i] & 7;
+		bad |= l->lane[i] & m;
 	for (int i = 0; i < l->nwarp; i++)
-		bad |= l->warp[i] & 7;
+		bad |= l->warp[i] & m;
 	return !bad;
 }
 
-/* A load cp.async can do in 16-byte pieces with zero fill. */
+/* A load cp.async can do in 16-byte pieces (n elements) with zero fill: 16-bit, or 8-bit for wgmma. */
 static bool copyable(Func *f, Op *ld)
 {
 	Type t = vtype(f, ld->res[0]);
-	if (t.rank != 2 || (t.elem != TY_F16 && t.elem != TY_BF16) || t.shape[1] < 8)
+	bool b16 = t.elem == TY_F16 || t.elem == TY_BF16;
+	if (t.rank != 2 || (!b16 && !(t.elem == TY_I8 && f->wgmma)))
+		return false;
+	int n = 16 / elem_bytes(t.elem);
+	if (t.shape[1] < n)
 		return false;
 	Value *p = val(f, ld->opnds[0]);
-	if (p->layout < 0 || !vec8(&f->layouts[p->layout]) || p->contig < 8 || p->divis % 16)
+	if (p->layout < 0 || !vec_of(&f->layouts[p->layout], n) || p->contig < n || p->divis % 16)
 		return false;
-	if (ld->nopnds > 1 && val(f, ld->opnds[1])->constancy < 8)
+	if (ld->nopnds > 1 && val(f, ld->opnds[1])->constancy < n)
 		return false;
 	return ld->nopnds < 3 || is_zero_const(f, ld->opnds[2]);
 }
@@ -136,7 +145,10 @@ static void try_operand(Pipe *p, Op *dot, int k)
 		return;
 	const Layout *lc = &f->layouts[val(f, dot->res[0])->layout];
 	int K = vtype(f, dot->opnds[0]).shape[1];
-	Layout want = k == 0 ? layout_mma_a(lc, K) : layout_mma_b(lc, K);
+	MmaKind kind = layout_mma_kind(f, dot);
+	if (kind == MMA_NONE)
+		return;
+	Layout want = layout_mma_operand(kind, lc, K, k);
 	if (!layout_eq(&f->layouts[val(f, cvt->res[0])->layout], &want))
 		return;
 	if (p->nloads < (int)(sizeof p->loads / sizeof p->loads[0]))
@@ -554,6 +566,22 @@ static bool wgmma_dot(Pipe *p, Op *dot)
 }
 
 /*
+ * Only a wgmma dot reads 8-bit operands from a ring (wg: the first dot,
+ * when it runs as one); ldmatrix and the k-slice prefetch take 16-bit
+ * elements.
+ */
+static bool rings_readable(Pipe *p, const Op *wg)
+{
+	for (int i = 0; i < p->nloads; i++) {
+		ValId v = p->loads[i].cvt->res[0];
+		bool of_wg = wg && (wg->opnds[0] == v || wg->opnds[1] == v);
+		if (elem_bytes(vtype(p->f, p->loads[i].load->res[0]).elem) != 2 && !of_wg)
+			return false;
+	}
+	return true;
+}
+
+/*
  * The dot may stay in flight across the back edge (wgmma.wait_group 1
  * after it instead of 0) when its accumulator only goes round the loop:
  * it reads body argument j, its result is used only by the yield, as that
@@ -614,7 +642,7 @@ static void wgmma_b_operands(Pipe *p)
 			continue;
 		Op *lb = ring_operand(p, dot, 1), *a = def_in(p, dot->opnds[0]);
 		if (!lb || (lb->iattr[1] & LL_WGMMA) || (a && a->code == OP_LOCAL_LOAD) ||
-		    !wgmma_fits(f, dot, lb->iattr[1] & LL_TRANS))
+		    layout_mma_kind(f, dot) != MMA_HALF || !wgmma_fits(f, dot, lb->iattr[1] & LL_TRANS))
 			continue;
 		lb->iattr[1] |= LL_WGMMA;
 		val(f, lb->opnds[0])->def->iattr[0] = RING_WGMMA;
@@ -643,6 +671,8 @@ static void pipeline_loop(Func *f, Op *loop)
 	int S = f->num_stages;
 	Op *dot = first_dot(&p);
 	bool wg = wgmma_dot(&p, dot);
+	if (!rings_readable(&p, wg ? dot : NULL))
+		return;
 	int j = wg && S >= 3 ? async_acc(&p, dot) : 0;
 	rewrite(&p, S, j ? S - 2 : S - 1);
 	if (wg)

@@ -911,6 +911,50 @@ static void case_matmul_i8(int M, int N, int K)
 	free(a), free(b), free(sa), free(sb), free(cm), free(want);
 }
 
+/*
+ * linear_i8.tile: Y = (X @ W^T) * sx[m] * sw[n] + bias[n] in f16, X [M, K] and W [N, K] int8 with
+ * rows `pad` bytes longer than K (the strides); on sm_90a, K a multiple of 16, an int8 wgmma.
+ */
+static void case_linear_i8(int M, int N, int K, int pad, int bm, int bn, int bk, int warps, int stages)
+{
+	if (!want("linear_i8"))
+		return;
+	Case c;
+	start(&c, "linear_i8 M=%d N=%d K=%d pad=%d BM=%d BN=%d BK=%d warps=%d stages=%d", M, N, K, pad, bm, bn, bk,
+	      warps, stages);
+	int ld = K + pad;
+	size_t nx = (size_t)M * ld, nw = (size_t)N * ld, ny = (size_t)M * N;
+	int8_t *x = xmalloc(nx), *w = xmalloc(nw);
+	float *sx = xmalloc(4 * (size_t)M), *sw = xmalloc(4 * (size_t)N), *bias = xmalloc(4 * (size_t)N);
+	uint16_t *y = xmalloc(2 * ny);
+	double *want = xmalloc(8 * ny);
+	for (size_t i = 0; i < nx; i++)
+		x[i] = (int8_t)floor(uniform(-128, 128));
+	for (size_t i = 0; i < nw; i++)
+		w[i] = (int8_t)floor(uniform(-128, 128));
+	fill_f32(sx, (size_t)M, 0.0005, 0.002);
+	fill_f32(sw, (size_t)N, 0.0005, 0.002);
+	fill_f32(bias, (size_t)N, -2, 2);
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			int64_t s = 0;
+			for (int k = 0; k < K; k++)
+				s += x[(size_t)i * ld + k] * w[(size_t)j * ld + k];
+			want[(size_t)i * N + j] = (double)((float)s * sx[i] * sw[j] + bias[j]);
+		}
+	Buf bufs[] = {{y, 2 * ny, OUT},          {x, nx, IN},           {w, nw, IN},
+	              {sx, 4 * (size_t)M, IN}, {sw, 4 * (size_t)N, IN}, {bias, 4 * (size_t)N, IN}};
+	Launch l = {.file = "linear_i8.tile", .kernel = "linear_i8", .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}},
+	            .ndefs = 3, .num_warps = warps, .num_stages = stages,
+	            .grid = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn)),
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), AI32(M), AI32(N), AI32(K), AI32(ld),
+	                     AI32(ld), AI32(N)},
+	            .nargs = 12, .bufs = bufs, .nbufs = 6};
+	/* the i32 sum is exact; then f32 scaling and the f16 rounding */
+	check_output(&c, &l, true, 0, "y", y, F16, want, ny, F16_RTOL, F16_ATOL);
+	free(x), free(w), free(sx), free(sw), free(bias), free(y), free(want);
+}
+
 /* The API around launches: signature, argument errors, compile errors, the cache. */
 static void case_api(void)
 {
@@ -1290,6 +1334,12 @@ static void run_all(void)
 	case_matmul_f32(128, 64, 64, 1);
 	case_matmul_i8(100, 70, 200);
 	case_matmul_i8(256, 128, 512);
+	/* K 200: no hint, mma.sync; the rest wgmma on sm_90a: N 256, 128, 32, 16; K tails of 32 and 48 */
+	case_linear_i8(100, 70, 200, 0, 128, 128, 128, 8, 4);
+	case_linear_i8(256, 256, 512, 16, 128, 128, 128, 8, 4);
+	case_linear_i8(384, 256, 1056, 0, 128, 256, 64, 8, 3);
+	case_linear_i8(192, 80, 176, 32, 64, 16, 64, 4, 5);
+	case_linear_i8(130, 160, 240, 0, 128, 32, 32, 4, 3);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,143 @@
+"""linear_i8.py: the w8a8 linear layer of dsl_examples/linear_i8.tile, tilec against the same kernel in
+Triton and against cuBLAS's int8 product with torch's dequantizing epilogue, in one process.
+
+    python3 bench/linear_i8.py [M N K [ROUNDS]]          # default 4096 4096 4096 5
+
+Y = (X @ W^T) * sx[m] * sw[n] + bias[n]: X [M, K] and W [N, K] int8 (K contiguous in both, so W is the
+column-major B that cuBLAS's int8 kernels take), i32 sums, f16 Y.  Contestants:
+
+  tilec            the JIT (tilec.Kernel; sm_90a on an H100: wgmma.m64nNk32.s32.s8.s8)
+  triton           bench/triton_kernels.py's linear_i8_kernel, the same loop
+  cublas+torch     torch._int_mm(X, W.t()), then the scaling and bias as torch ops (three more kernels)
+  cublas-int8-only torch._int_mm alone (i32 out): the product without the epilogue
+
+tilec and Triton each take the fastest of a short config list (every config checked, then timed once).
+Then ROUNDS rounds, interleaved; each round draws fresh inputs, fills every output with NaN, runs each
+contestant once and checks it against an f64 reference (exits on a miss), then times it: median of
+REPS calls between CUDA events, L2 flushed before each.  Printed: TOPS (2MNK / time) median over the
+rounds, min, max, and the ratio to cublas+torch.
+"""
+import os
+import statistics
+import sys
+import tempfile
+
+os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="linear-i8-triton-"))
+import torch  # noqa: E402
+import triton  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+import tilec  # noqa: E402
+import triton_kernels as tk  # noqa: E402
+from probe import bench  # noqa: E402
+
+EX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples")
+REPS = 30
+# (BM, BN, BK, warps, stages) for tilec; (BM, BN, BK, GROUP_M, warps, stages) for Triton
+TILEC_CONFIGS = [(128, 128, 128, 8, 4), (128, 256, 128, 8, 3), (128, 256, 64, 8, 4), (256, 128, 128, 8, 3),
+                 (128, 128, 128, 4, 4), (128, 128, 64, 4, 5)]
+TRITON_CONFIGS = [(128, 256, 128, 8, 8, 3), (128, 128, 128, 8, 4, 4), (128, 256, 64, 8, 8, 4),
+                  (256, 128, 128, 8, 8, 3), (128, 128, 64, 8, 4, 5)]
+TOL = 2e-3  # f16 output: half an ulp is 2^-11 of each element
+
+
+class Problem:
+    def __init__(self, M, N, K):
+        self.M, self.N, self.K = M, N, K
+        self.y = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        self.y32 = torch.empty(M, N, device="cuda", dtype=torch.int32)
+        self.draw()
+
+    def draw(self):
+        M, N, K = self.M, self.N, self.K
+        self.x = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8)
+        self.w = torch.randint(-128, 128, (N, K), device="cuda", dtype=torch.int8)
+        self.sx = torch.rand(M, device="cuda") * 2e-3 + 5e-4
+        self.sw = torch.rand(N, device="cuda") * 2e-3 + 5e-4
+        self.bias = torch.rand(N, device="cuda") * 4 - 2
+        self.prod = self.x.double() @ self.w.double().t()
+        self.ref = self.prod * self.sx.double()[:, None] * self.sw.double()[None, :] + self.bias.double()[None, :]
+
+    def check(self, name, fn, out, ref):
+        out.fill_(float("nan") if out.is_floating_point() else -1)
+        fn()
+        torch.cuda.synchronize()
+        err = ((out.double() - ref).norm() / ref.norm()).item()
+        if not err < TOL:
+            sys.exit(f"{name}: rel err {err:.2e} (tolerance {TOL:g})")
+
+
+def tilec_run(p, cfg):
+    bm, bn, bk, warps, stages = cfg
+    k = tilec.Kernel.compile(os.path.join(EX, "linear_i8.tile"), "linear_i8",
+                             defines={"BM": bm, "BN": bn, "BK": bk}, num_warps=warps, num_stages=stages)
+    grid = triton.cdiv(p.M, bm) * triton.cdiv(p.N, bn)
+    return lambda: k.launch(grid, p.y, p.x, p.w, p.sx, p.sw, p.bias, p.M, p.N, p.K, p.K, p.K, p.N)
+
+
+def triton_run(p, cfg):
+    return lambda: tk.linear_i8(p.y, p.x, p.w, p.sx, p.sw, p.bias, cfg)
+
+
+def cublas_torch(p):
+    box = [None]
+
+    def run():
+        box[0] = (torch._int_mm(p.x, p.w.t()).float() * p.sx[:, None] * p.sw[None, :] + p.bias).half()
+    return run, box
+
+
+def pick(p, name, make, configs, tops):
+    """The fastest config that compiles and checks (one timing each)."""
+    best = None
+    for cfg in configs:
+        try:
+            fn = make(p, cfg)
+            p.check(f"{name} {cfg}", fn, p.y, p.ref)
+        except (Exception, SystemExit) as e:  # a config that fails to compile or to check is skipped
+            print(f"{name} {cfg}: skipped ({str(e).splitlines()[0][:100]})")
+            continue
+        t = tops(bench(fn, 1, 10)[0])
+        print(f"{name} {cfg}: {t:.1f} TOPS")
+        if best is None or t > best[1]:
+            best = (cfg, t)
+    if best is None:
+        sys.exit(f"{name}: no config ran")
+    return best[0]
+
+
+def main():
+    a = [int(v) for v in sys.argv[1:]]
+    M, N, K = a[0:3] if len(a) >= 3 else (4096, 4096, 4096)
+    rounds = a[3] if len(a) > 3 else 5
+    torch.manual_seed(0)
+    p = Problem(M, N, K)
+    tops = lambda ms: 2 * M * N * K / (ms * 1e-3) / 1e12  # noqa: E731
+    tc = pick(p, "tilec", tilec_run, TILEC_CONFIGS, tops)
+    trc = pick(p, "triton", triton_run, TRITON_CONFIGS, tops)
+    print(f"linear_i8 {M}x{N}x{K}: tilec {tc}, Triton {trc}; {rounds} rounds x {REPS} reps, fresh inputs each")
+    got = {n: [] for n in ("tilec", "triton", "cublas+torch", "cublas-int8-only")}
+    for _ in range(rounds):
+        p.draw()
+        ct, box = cublas_torch(p)
+        runs = {"tilec": (tilec_run(p, tc), p.y, p.ref), "triton": (triton_run(p, trc), p.y, p.ref)}
+        for name, (fn, out, ref) in runs.items():
+            p.check(name, fn, out, ref)
+        ct()
+        torch.cuda.synchronize()
+        if not ((box[0].double() - p.ref).norm() / p.ref.norm()).item() < TOL:
+            sys.exit("cublas+torch: wrong result")
+        only = lambda: torch._int_mm(p.x, p.w.t(), out=p.y32)  # noqa: E731
+        p.check("cublas-int8-only", only, p.y32, p.prod)
+        for name, fn in (("tilec", runs["tilec"][0]), ("triton", runs["triton"][0]), ("cublas+torch", ct),
+                         ("cublas-int8-only", only)):
+            got[name].append(tops(bench(fn, 1, REPS)[0]))
+    ref = statistics.median(got["cublas+torch"])
+    print(f"{'contestant':<18} {'TOPS med':>9} {'min':>7} {'max':>7} {'/cublas+torch':>14}")
+    for name, v in got.items():
+        m = statistics.median(v)
+        print(f"{name:<18} {m:9.1f} {min(v):7.1f} {max(v):7.1f} {m / ref:14.3f}")
+
+
+if __name__ == "__main__":
+    main()
