@@ -34,8 +34,9 @@ from probe import bench  # noqa: E402
 EX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples")
 REPS = 30
 # (BM, BN, BK, warps, stages) for tilec; (BM, BN, BK, GROUP_M, warps, stages) for Triton
-TILEC_CONFIGS = [(128, 128, 128, 8, 4), (128, 256, 128, 8, 3), (128, 256, 64, 8, 4), (256, 128, 128, 8, 3),
-                 (128, 128, 128, 4, 4), (128, 128, 64, 4, 5)]
+TILEC_CONFIGS = [(128, 128, 128, 8, 4), (128, 256, 128, 8, 3), (128, 256, 128, 8, 4), (256, 128, 128, 8, 3),
+                 (256, 128, 128, 8, 4), (128, 128, 128, 4, 4), (128, 128, 128, 4, 5), (128, 128, 256, 4, 3),
+                 (64, 256, 128, 4, 4), (128, 128, 64, 4, 5)]
 TRITON_CONFIGS = [(128, 256, 128, 8, 8, 3), (128, 128, 128, 8, 4, 4), (128, 256, 64, 8, 8, 4),
                   (256, 128, 128, 8, 8, 3), (128, 128, 64, 8, 4, 5)]
 TOL = 2e-3  # f16 output: half an ulp is 2^-11 of each element

@@ -792,10 +792,10 @@ def reduce_group(fn, dt, v, e, warps, tile_n):
         for j in range(1, n):
             if (v[j] > v[best]) if fn == 'argmax' else (v[j] < v[best]):
                 best = j
-        if e:
+        if e:   # another index within the errors could win; an equal one too, unless both are exact
             x, p = v[best], e[best]
             for j in range(n):
-                if v[j] != x and abs(v[j] - x) <= p + e[j]:
+                if j != best and abs(v[j] - x) <= p + e[j] and (v[j] != x or p + e[j] > 0):
                     raise Reject('argmax too close to call')
         return best, 0.0
     # sum
@@ -2041,13 +2041,19 @@ def fam_dot(k):
     dt = r.choices(['f16', 'bf16', 'f32', 'tf32', 'i8', 'i16', 'i32'], [8, 5, 2, 2, 2, 1, 1])[0]
     tf32 = dt == 'tf32'
     dt = 'f32' if tf32 else dt
-    k.warps = r.choices([1, 2, 4, 8, 16], [1, 2, 5, 4, 1])[0]
+    # half the int8 products as sm_90a runs them on wgmma: a K loop over K-major A and B (B loaded
+    # [N, K] and transposed), K and the leading dimensions mostly multiples of 16 (the JIT's hints),
+    # a warpgroup's 64 rows or more
+    wg8 = dt == 'i8' and r.random() < 0.5
+    k.warps = r.choices([1, 2, 4, 8, 16], [1, 2, 5, 4, 1])[0] if not wg8 else r.choice([4, 8])
     if r.random() < 0.5:
         k.attrs.append('@num_warps(%d)' % k.warps)
         k.warps_opt = 0
     else:
         k.warps_opt = k.warps
     BM, BN, BK = pow2(r, 16, 128), pow2(r, 16, 128), pow2(r, 16, 64)
+    if wg8:
+        BM, BK = max(BM, 16 * k.warps), max(BK, 32)
     # CUDA cores (FMA): f32 without tf32, i16, i32, and i8 where BK is no multiple of mma's 32
     fma = dt in ('i16', 'i32') or (dt == 'i8' and BK % 32) or (dt == 'f32' and not tf32)
     # a quarter of what passes/layout.c lets CUDA cores unroll (8192 x 32 x warps): compiles stay short
@@ -2058,7 +2064,7 @@ def fam_dot(k):
             BM //= 2
         else:
             BN //= 2
-    loop = r.random() < 0.75
+    loop = wg8 or r.random() < 0.75
     gm, gn, nk = r.randint(1, 3), r.randint(1, 3), r.randint(1, 4) if loop else 1
     while gm * gn * nk * BM * BN * BK > 1200000:         # the reference's patience
         if nk > 1:
@@ -2068,11 +2074,17 @@ def fam_dot(k):
         else:
             gn -= 1
     M, N, K = ragged(r, BM, gm), ragged(r, BN, gn), ragged(r, BK, nk)
+    if wg8 and r.random() < 0.7:
+        K = -(-K // 16) * 16
     src = r.choice(['f32', dt]) if dt in ('f16', 'bf16') and r.random() < 0.2 else dt
     how_a, how_b = r.choices(['row', 'col', 'trans'], [5, 2, 2], k=2)
+    if wg8:
+        how_a, how_b = 'row', 'trans'
     wrap = r.random() < 0.3
     carried = loop and r.random() < 0.4
     pa, pb = r.choice([0, 0, 3, 8]), r.choice([0, 0, 5, 8])
+    if wg8:
+        pa, pb = r.choice([0, 0, 16, 5]), r.choice([0, 0, 16, 5])
     lda = (K if how_a == 'row' else M) + pa
     ldb = (N if how_b == 'row' else K) + pb
     ax = place_axes(k, [gm, gn])
