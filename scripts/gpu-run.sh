@@ -17,7 +17,8 @@
 #   ptxas      bundle/tilec --emit=ptx for each example kernel, ptxas -v on it:
 #              registers, stack frame, spills per kernel
 #   bench      python3 bench/bench.py (tilec vs Triton vs torch/cuBLAS, matmul
-#              last; about 40 s of matmul on an H100)
+#              last; about 40 s of matmul on an H100), then bench/linear_i8.py
+#              (the int8 linear layer vs Triton and cuBLAS int8; into bench.log)
 # Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
 # bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
 # Prints a summary last.  Exit status 1 if any step failed.  The run stays
@@ -120,6 +121,8 @@ ptxas_all() {
 		attention.tile attention 4
 		matmul_nt.tile matmul_nt -
 		matmul_i8.tile matmul_i8 -
+		linear_i8.tile linear_i8 -
+		linear_i8.tile linear_i8 8 BM=256 ^4 @sm_90a +K=16,stride_xm=16,stride_wn=16,stride_ym=16
 		matmul.tile matmul 8 BN=256 ^6 @sm_90a +M=16,N=16,K=16,stride_am=16,stride_ak=1,stride_bk=16,stride_bn=1,stride_cm=16,stride_cn=1
 		matmul_relu.tile matmul_relu 8 BN=256 ^6 @sm_90a +M=16,N=16,K=16,stride_am=16,stride_ak=1,stride_bk=16,stride_bn=1,stride_cm=16,stride_cn=1
 		matmul_nt.tile matmul_nt 8 @sm_90a +M=16,N=16,K=16
@@ -152,7 +155,7 @@ sanitize() {
 		--examples dsl_examples || return
 	echo "=== racecheck"
 	local only=softmax,softmax_backward,layernorm,mean,attention,matmul,matmul_relu,linear,matmul_nt
-	only+=,batched_matmul,matmul_f32,matmul_i8
+	only+=,batched_matmul,matmul_f32,matmul_i8,linear_i8
 	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
 		--examples dsl_examples --only "$only" || return
 	echo "=== racecheck, sm_90"
@@ -165,6 +168,7 @@ step sanitizer 200 bash -c sanitize
 export -f ptxas_all
 step ptxas 40 bash -c ptxas_all
 step bench 330 python3 bench/bench.py
+step bench 150 python3 bench/linear_i8.py 4096 4096 4096 3
 
 summary+=("GPU: $gpu")
 summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")
