@@ -263,11 +263,10 @@ enum {
  */
 typedef enum { MMA_NONE, MMA_HALF, MMA_TF32, MMA_S8 } MmaKind;
 MmaKind layout_mma_kind(Func *f, const Op *dot);
-bool layout_mma_ok(Func *f, const Op *dot);          /* layout_mma_kind is MMA_HALF */
 Layout layout_mma_acc(int M, int N, int num_warps);
 Layout layout_mma_acc_rows(int M, int N, int num_warps); /* warps along M: for chained dots */
 /* The dot may run as wgmma (sm_90a): warpgroups along M, each m64 x N (layout_mma_acc_rows);
- * b_kmajor: B is stored [N, K] (read through trans), else [K, N]. */
+ * b_kmajor: B is stored [N, K] (read through trans), else [K, N]; int8 needs b_kmajor. */
 bool layout_wgmma_ok(Func *f, const Op *dot, bool b_kmajor);
 /* MMA_HALF's operands (layout_mma_operand's), which the pipeliner and wgmma read from its ring */
 Layout layout_mma_a(const Layout *c, int K);

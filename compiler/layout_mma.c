@@ -269,11 +269,6 @@ MmaKind layout_mma_kind(Func *f, const Op *dot)
 	return kind;
 }
 
-bool layout_mma_ok(Func *f, const Op *dot)
-{
-	return layout_mma_kind(f, dot) == MMA_HALF;
-}
-
 /*
  * wgmma.m64nNk16 (sm_90a; f16/bf16) or m64nNk32 (int8): a warpgroup of four
  * warps computes 64 rows x N columns, its operands read from shared

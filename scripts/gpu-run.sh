@@ -46,7 +46,7 @@ step() {
 	shift 2
 	left=$((BUDGET - SECONDS))
 	if [ "$left" -lt 10 ]; then
-		echo "=== $name: skipped, the run's ${BUDGET}s budget is spent" | tee "$OUT/$name.log"
+		echo "=== $name: skipped, the run's ${BUDGET}s budget is spent" | tee -a "$OUT/$name.log"
 		failed+=("$name(no time)")
 		return
 	fi

@@ -74,6 +74,8 @@ static void async_copy(Cg *c, Op *op)
 	int eb = elem_bytes(t.elem), v = copy_width(c, l, ptr, mask, eb), bytes = v * eb;
 	int rowbits = ilog2((uint64_t)t.shape[1]);
 	bool wg = rop->iattr[0] == RING_WGMMA;
+	if (!wg && eb != 2)
+		die("codegen: a ring of %d-byte elements outside wgmma (ldmatrix takes 16-bit ones)", eb);
 	NvName id = bytes == 16 ? NV_ASM_CP_ASYNC_CG_16 : bytes == 8 ? NV_ASM_CP_ASYNC_CA_8 : NV_ASM_CP_ASYNC_CA_4;
 	/* where lanes or warps hold the same elements, one of them copies: the copy under predicate $3 */
 	LLVMValueRef own = cg_is_owner(c, l);
@@ -132,6 +134,8 @@ void cg_async(Cg *c, Op *op)
 			LLVMValueRef p = cg_smem_ptr(c, ring_op(c, ring)->smem_offset, dyn);
 			cg_new_regs(c, op->res[0])[0] = LLVMBuildPtrToInt(c->b, p, c->i32, "");
 		} else {
+			if (elem_bytes(vtype(c->f, ring).elem) != 2)
+				die("codegen: ldmatrix of a ring of %d-byte elements", elem_bytes(vtype(c->f, ring).elem));
 			cg_mma_local_load(c, op->res[0], ring_op(c, ring)->smem_offset, dyn);
 		}
 		break;

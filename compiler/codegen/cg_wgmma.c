@@ -5,13 +5,15 @@
  * stand for the slot's shared address, one i32 register) and their rings
  * RING_WGMMA.
  *
- * A RING_WGMMA slot holds an [R, C] tile of 16-bit elements in wgmma's
- * canonical swizzled layout: C is cut into panels of P = min(C, 64)
- * columns (W = 2P bytes a row), panel p at byte p * R * W, and inside a
- * panel row r keeps 16-byte chunk j at chunk j ^ phase(r), cg_mma.c's
- * swizzle, which for W = 128 / 64 / 32 bytes is wgmma's 128B / 64B / 32B
- * swizzle (address bits 4.. XOR bits 7..).  Slots are 1024-byte aligned
- * (passes/smem.c), the period of those patterns.
+ * A RING_WGMMA slot holds an [R, C] tile of 16-bit elements (f16/bf16) or
+ * 8-bit ones (int8) in wgmma's canonical swizzled layout: rows of C
+ * elements are cut into panels of W = min(C * element bytes, 128) bytes a
+ * row, panel p at byte p * R * W, and inside a panel row r keeps 16-byte
+ * chunk j at chunk j ^ phase(r), cg_mma.c's swizzle, which for W = 128 /
+ * 64 / 32 bytes is wgmma's 128B / 64B / 32B swizzle (address bits 4.. XOR
+ * bits 7..).  An 8-bit tile is laid out as the 16-bit tile of its byte
+ * pairs.  Slots are 1024-byte aligned (passes/smem.c), the period of those
+ * patterns.
  *
  * A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format")
  * is a 64-bit word: start address >> 4 in bits 0-13, the leading byte
@@ -19,8 +21,9 @@
  * mode in 62-63 (1: 128B, 2: 64B, 3: 32B).  Here:
  *
  *     K-major (A; B stored [N, K]):  SBO = 8W, from 8 rows of M (N) to the
- *         next; LBO unused under a swizzle; k16 step s starts at panel
- *         16s / P, byte 32s mod W of the row.
+ *         next; LBO unused under a swizzle; k step s (k16 of 16-bit
+ *         elements, k32 of int8: 32 bytes either way) starts at panel
+ *         32s / W, byte 32s mod W of the row.
  *     MN-major (B stored [K, N], trans-b): 64-column panels, LBO = R * 128,
  *         from one panel to the next along N, SBO = 1024, from 8 rows of K
  *         to the next; step s starts at row 16s.
@@ -28,11 +31,11 @@
  * The accumulator is layout_mma_acc_rows with every warp along M: warp w
  * holds rows 16w .. 16w+15 (warpgroup g = w / 4 rows 64g ..) and the m16n8
  * fragment repeated along N, which is the register order of wgmma's
- * m64nNk16 result (d[4i .. 4i+3] = n8 tile i).  Blocks of 16 * num_warps
+ * m64nNk16 (f32) and m64nNk32 (s32) results (d[4i .. 4i+3] = n8 tile i).  Blocks of 16 * num_warps
  * rows repeat in registers; N (at most 256, layout_wgmma_ok) is one
  * instruction wide.
  *
- * One dot is: wgmma.fence; for each block, one asm of a wgmma per k16
+ * One dot is: wgmma.fence; for each block, one asm of a wgmma per k
  * step with the accumulator registers in and out; commit_group; then
  * wait_group 0, which also passes the registers through, so that nothing
  * reads them before it.
@@ -60,7 +63,7 @@ bool cg_is_wgmma(Cg *c, Op *op)
 	return wgmma_operand(c, op->opnds[1]);
 }
 
-/* Byte offset of element `flat` in a RING_WGMMA slot of `rows` rows of 2^rowbits elements. */
+/* Byte offset of element `flat` in a RING_WGMMA slot of `rows` rows of 2^rowbits 16-bit elements. */
 LLVMValueRef cg_wgmma_offset(Cg *c, LLVMValueRef flat, int rowbits, int rows)
 {
 	int pb = rowbits < 6 ? rowbits : 6;
@@ -106,6 +109,8 @@ static Smem smem_operand(Cg *c, ValId v, bool mn_major)
 	Op *ll = val(c->f, v)->def;
 	Type t = vtype(c->f, ll->opnds[0]);
 	int row = t.shape[1] * elem_bytes(t.elem);
+	if (row < 32)
+		die("codegen: wgmma operand rows of %d bytes (the swizzles take 32, 64 or 128)", row);
 	Smem s = {NULL, t.shape[0], t.shape[1], row < 128 ? row : 128, mn_major, 0};
 	s.hi = mn_major ? desc_bits((uint64_t)s.rows * 128, 1024, 128) : desc_bits(16, 8 * (uint64_t)s.width, s.width);
 	s.base4 = LLVMBuildLShr(c->b, c->regs[v][0], cg_i32c(c, 4), "");
@@ -146,7 +151,7 @@ static char *tied_constraints(Cg *c, int n, bool i32, const char *inputs)
 {
 	StrBuf b = {0};
 	for (int i = 0; i < n; i++)
-		sb_puts(&b, i ? (i32 ? ",=r" : ",=f") : (i32 ? "=r" : "=f"));
+		sb_printf(&b, "%s=%c", i ? "," : "", i32 ? 'r' : 'f');
 	sb_puts(&b, inputs);
 	for (int i = 0; i < n; i++)
 		sb_printf(&b, ",%d", i);

@@ -568,17 +568,21 @@ static bool wgmma_dot(Pipe *p, Op *dot)
 /*
  * Only a wgmma dot reads 8-bit operands from a ring (wg: the first dot,
  * when it runs as one); ldmatrix and the k-slice prefetch take 16-bit
- * elements.
+ * elements.  Drops the other 8-bit loads (they stay plain loads); true if
+ * it dropped any.
  */
-static bool rings_readable(Pipe *p, const Op *wg)
+static bool keep_readable(Pipe *p, const Op *wg)
 {
+	int n = 0;
 	for (int i = 0; i < p->nloads; i++) {
 		ValId v = p->loads[i].cvt->res[0];
 		bool of_wg = wg && (wg->opnds[0] == v || wg->opnds[1] == v);
-		if (elem_bytes(vtype(p->f, p->loads[i].load->res[0]).elem) != 2 && !of_wg)
-			return false;
+		if (elem_bytes(vtype(p->f, p->loads[i].load->res[0]).elem) == 2 || of_wg)
+			p->loads[n++] = p->loads[i];
 	}
-	return true;
+	bool dropped = n < p->nloads;
+	p->nloads = n;
+	return dropped;
 }
 
 /*
@@ -664,15 +668,20 @@ static void pipeline_loop(Func *f, Op *loop)
 	find_loads(&p);
 	if (!p.nloads)
 		return;
+	Op *dot = first_dot(&p);
+	bool wg = wgmma_dot(&p, dot);
+	/* without the first dot's 8-bit loads (not wg), the first dot of the rest is 16-bit */
+	if (keep_readable(&p, wg ? dot : NULL) && !wg) {
+		if (!p.nloads)
+			return;
+		dot = first_dot(&p);
+		wg = wgmma_dot(&p, dot);
+	}
 	p.need = NEWN(f->arena, uint8_t, f->nvals);
 	p.map = NEWN(f->arena, ValId, f->nvals);
 	if (!mark_slices(&p))
 		return;
 	int S = f->num_stages;
-	Op *dot = first_dot(&p);
-	bool wg = wgmma_dot(&p, dot);
-	if (!rings_readable(&p, wg ? dot : NULL))
-		return;
 	int j = wg && S >= 3 ? async_acc(&p, dot) : 0;
 	rewrite(&p, S, j ? S - 2 : S - 1);
 	if (wg)

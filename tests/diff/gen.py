@@ -2074,7 +2074,7 @@ def fam_dot(k):
         else:
             gn -= 1
     M, N, K = ragged(r, BM, gm), ragged(r, BN, gn), ragged(r, BK, nk)
-    if wg8 and r.random() < 0.7:
+    if wg8 and r.random() < 0.9:
         K = -(-K // 16) * 16
     src = r.choice(['f32', dt]) if dt in ('f16', 'bf16') and r.random() < 0.2 else dt
     how_a, how_b = r.choices(['row', 'col', 'trans'], [5, 2, 2], k=2)
@@ -2084,16 +2084,16 @@ def fam_dot(k):
     carried = loop and r.random() < 0.4
     pa, pb = r.choice([0, 0, 3, 8]), r.choice([0, 0, 5, 8])
     if wg8:
-        pa, pb = r.choice([0, 0, 16, 5]), r.choice([0, 0, 16, 5])
+        pa, pb = r.choice([0, 16, 16, 5]), r.choice([0, 16, 16, 5])
     lda = (K if how_a == 'row' else M) + pa
     ldb = (N if how_b == 'row' else K) + pb
     ax = place_axes(k, [gm, gn])
     k.desc += ['dot', dt + (' tf32' if tf32 else '') + ('' if src == dt else ' from ' + src),
                '%dx%dx%d' % (BM, BN, BK), 'M=%d N=%d K=%d' % (M, N, K), 'A:%s B:%s' % (how_a, how_b),
                'loop' if loop else 'one step'] + ['carried'] * carried + ['wrap'] * wrap
-    stage = (BM * BK + BK * BN) * (2 if dt in ('f16', 'bf16') else 4)
+    stage = (BM * BK + BK * BN) * {'f16': 2, 'bf16': 2, 'i8': 1, 'i16': 2}.get(dt, 4)
     if loop and r.random() < 0.6:
-        S = r.randint(1, 5)
+        S = r.randint(3 if wg8 else 1, 5)
         while S > 1 and S * stage > 160 * 1024:
             S -= 1
         k.attrs.append('@num_stages(%d)' % S)

@@ -1334,12 +1334,15 @@ static void run_all(void)
 	case_matmul_f32(128, 64, 64, 1);
 	case_matmul_i8(100, 70, 200);
 	case_matmul_i8(256, 128, 512);
-	/* K 200: no hint, mma.sync; the rest wgmma on sm_90a: N 256, 128, 32, 16; K tails of 32 and 48 */
+	/* K 200: no hint, mma.sync (strides hinted or not); the rest wgmma on sm_90a: N 256, 128, 32, 16;
+	 * K tails of 32, 48 and 16; BK 256, two 128-byte panels a slot row */
 	case_linear_i8(100, 70, 200, 0, 128, 128, 128, 8, 4);
+	case_linear_i8(100, 70, 200, 8, 128, 128, 128, 8, 4);
 	case_linear_i8(256, 256, 512, 16, 128, 128, 128, 8, 4);
 	case_linear_i8(384, 256, 1056, 0, 128, 256, 64, 8, 3);
 	case_linear_i8(192, 80, 176, 32, 64, 16, 64, 4, 5);
 	case_linear_i8(130, 160, 240, 0, 128, 32, 32, 4, 3);
+	case_linear_i8(256, 192, 512, 0, 64, 64, 256, 4, 3);
 }
 
 int main(int argc, char **argv)
