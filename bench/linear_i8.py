@@ -20,7 +20,6 @@ REPS calls between CUDA events, L2 flushed before each.  Printed: TOPS (2MNK / t
 rounds, min, max, and the ratio to cublas+torch.
 """
 import os
-import statistics
 import sys
 import tempfile
 
@@ -32,6 +31,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
 from probe import bench  # noqa: E402
+from ptx_ab import print_rates  # noqa: E402
 
 EX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples")
 REPS = 30
@@ -146,11 +146,7 @@ def main():
         for name, fn in (("tilec", runs["tilec"][0]), ("triton", runs["triton"][0]), ("cublas+torch", ct),
                          ("cublas-int8-only", only)):
             got[name].append(tops(bench(fn, 1, REPS)[0]))
-    ref = statistics.median(got["cublas+torch"])
-    print(f"{'contestant':<18} {'TOPS med':>9} {'min':>7} {'max':>7} {'/cublas+torch':>14}")
-    for name, v in got.items():
-        m = statistics.median(v)
-        print(f"{name:<18} {m:9.1f} {min(v):7.1f} {max(v):7.1f} {m / ref:14.3f}")
+    print_rates(got, "TOPS", "cublas+torch", width=18)
 
 
 if __name__ == "__main__":

@@ -152,11 +152,16 @@ def rounds_table(runs, rounds, reps, rate, unit, ref):
     for _ in range(rounds):
         for name, fn in runs.items():
             got[name].append(rate(bench(fn, 1, reps)[0]))
+    print_rates(got, unit, ref)
+
+
+def print_rates(got, unit, ref, width=16):
+    """got: name -> rates over the rounds; prints median, min, max and the median's ratio to ref's."""
     t = statistics.median(got[ref])
-    print(f"{'variant':<16} {unit + ' med':>9} {'min':>7} {'max':>7} {'/' + ref:>8}")
+    print(f"{'variant':<{width}} {unit + ' med':>9} {'min':>7} {'max':>7} {'/' + ref:>{max(8, len(ref) + 1)}}")
     for name, v in got.items():
         m = statistics.median(v)
-        print(f"{name:<16} {m:9.1f} {min(v):7.1f} {max(v):7.1f} {m / t:8.3f}")
+        print(f"{name:<{width}} {m:9.1f} {min(v):7.1f} {max(v):7.1f} {m / t:{max(8, len(ref) + 1)}.3f}")
 
 
 if __name__ == "__main__":

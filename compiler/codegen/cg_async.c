@@ -134,8 +134,9 @@ void cg_async(Cg *c, Op *op)
 			LLVMValueRef p = cg_smem_ptr(c, ring_op(c, ring)->smem_offset, dyn);
 			cg_new_regs(c, op->res[0])[0] = LLVMBuildPtrToInt(c->b, p, c->i32, "");
 		} else {
-			if (elem_bytes(vtype(c->f, ring).elem) != 2)
-				die("codegen: ldmatrix of a ring of %d-byte elements", elem_bytes(vtype(c->f, ring).elem));
+			int eb = elem_bytes(vtype(c->f, ring).elem);
+			if (eb != 2)
+				die("codegen: ldmatrix of a ring of %d-byte elements", eb);
 			cg_mma_local_load(c, op->res[0], ring_op(c, ring)->smem_offset, dyn);
 		}
 		break;

@@ -99,12 +99,11 @@ static bool vec_of(const Layout *l, int n)
 	return !bad;
 }
 
-/* A load cp.async can do in 16-byte pieces (n elements) with zero fill: 16-bit, or 8-bit for wgmma. */
+/* A load cp.async can do in 16-byte pieces (n elements) with zero fill (who reads its ring: keep_readable). */
 static bool copyable(Func *f, Op *ld)
 {
 	Type t = vtype(f, ld->res[0]);
-	bool b16 = t.elem == TY_F16 || t.elem == TY_BF16;
-	if (t.rank != 2 || (!b16 && !(t.elem == TY_I8 && f->wgmma)))
+	if (t.rank != 2 || (t.elem != TY_F16 && t.elem != TY_BF16 && t.elem != TY_I8))
 		return false;
 	int n = 16 / elem_bytes(t.elem);
 	if (t.shape[1] < n)

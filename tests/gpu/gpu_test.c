@@ -64,6 +64,12 @@ static void fill_f32(float *p, size_t n, double lo, double hi)
 		p[i] = (float)uniform(lo, hi);
 }
 
+static void fill_i8(int8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (int8_t)floor(uniform(-128, 128));
+}
+
 static float half_to_f32(uint16_t h)
 {
 	uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, u;
@@ -888,10 +894,8 @@ static void case_matmul_i8(int M, int N, int K)
 	int8_t *a = xmalloc(na), *b = xmalloc(nb);
 	float *sa = xmalloc(4 * (size_t)M), *sb = xmalloc(4 * (size_t)N), *cm = xmalloc(4 * nc);
 	double *want = xmalloc(8 * nc);
-	for (size_t i = 0; i < na; i++)
-		a[i] = (int8_t)floor(uniform(-128, 128));
-	for (size_t i = 0; i < nb; i++)
-		b[i] = (int8_t)floor(uniform(-128, 128));
+	fill_i8(a, na);
+	fill_i8(b, nb);
 	fill_f32(sa, (size_t)M, 0.001, 0.01);
 	fill_f32(sb, (size_t)N, 0.001, 0.01);
 	for (int i = 0; i < M; i++)
@@ -928,10 +932,8 @@ static void case_linear_i8(int M, int N, int K, int pad, int bm, int bn, int bk,
 	float *sx = xmalloc(4 * (size_t)M), *sw = xmalloc(4 * (size_t)N), *bias = xmalloc(4 * (size_t)N);
 	uint16_t *y = xmalloc(2 * ny);
 	double *want = xmalloc(8 * ny);
-	for (size_t i = 0; i < nx; i++)
-		x[i] = (int8_t)floor(uniform(-128, 128));
-	for (size_t i = 0; i < nw; i++)
-		w[i] = (int8_t)floor(uniform(-128, 128));
+	fill_i8(x, nx);
+	fill_i8(w, nw);
 	fill_f32(sx, (size_t)M, 0.0005, 0.002);
 	fill_f32(sw, (size_t)N, 0.0005, 0.002);
 	fill_f32(bias, (size_t)N, -2, 2);
