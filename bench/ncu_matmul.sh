@@ -6,12 +6,16 @@
 # KERNEL=attention PROBE="attention 32 4096 64": tilec's attention.
 # Also the shared-memory side: L1 data-bank reads and writes (ldmatrix, ld.shared,
 # and the cp.async / st.shared writes) as a share of their peak, and wavefronts
-# by instruction kind.
+# by instruction kind; the wgmma (gmma) pipe, the MUFU (xu: ex2) and FMA/ALU pipes, issue slots.
+# KERNEL=attention_kernel PROBE="attention 32 4096 64": Triton's attention.
 set -eu
 cd "$(dirname "$0")"
 m=smsp__average_warps_issue_stalled
 ncu --target-processes all --kernel-name regex:"${KERNEL:-^matmul$}" --launch-skip 3 --launch-count 1 \
     --metrics gpu__time_duration.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,\
+sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,\
+sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,\
+smsp__issue_active.avg.pct_of_peak_sustained_active,sm__ctas_launched.sum,launch__occupancy_limit_warps,\
 smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,\
 launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,\
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\

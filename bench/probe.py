@@ -147,6 +147,11 @@ def main():
             box[0] = torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None])[0]
         o2 = lambda: box[0]  # noqa: E731
         nbytes = 4 * bh * n * n * d / 1000  # "GB/s" column = TFLOP/s (two products)
+        # Triton's tutorial kernel (triton_kernels.attention) at the tutorial's H100 configs
+        for cfg in ((128, 64, 8, 3), (128, 64, 4, 3), (128, 128, 8, 3), (64, 64, 4, 3)):
+            ot = torch.full_like(q, float("nan"))
+            extra.append(("triton-" + "x".join(map(str, cfg)),
+                          lambda ot=ot, cfg=cfg: tk.attention(ot, q, k, v, scale, cfg), ot))
         ref = torch.nn.functional.scaled_dot_product_attention(q[None].float(), k[None].float(), v[None].float())[0]
     else:
         sys.exit("probe.py softmax ROWS N [WARPS] | mean N [WARPS] | matmul M N K [BM BN BK WARPS STAGES] | "

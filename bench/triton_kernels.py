@@ -15,6 +15,10 @@ with Triton as its authors show it:
                the output cast to C's element type (f16 or bf16); no autotune
                decorator: bench.py times each of MATMUL_CONFIGS (the tutorial's
                H100-sized ones) and keeps the fastest.
+  attention    06-fused-attention.py's forward, non-causal: the inner loop over
+               key blocks with the online softmax in base 2, Q K^T and P V on
+               tensor cores; one (batch, head) and BM query rows per program,
+               as dsl_examples/attention.tile.
 `prime` exists only to pay Triton's one-time process costs apart.
 The launchers take torch tensors and return nothing; outputs are preallocated
 by the caller so that allocation stays out of the timed region.
@@ -283,6 +287,43 @@ def linear_i8(y, x, w, sx, sw, bias, config):
     grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
     return linear_i8_kernel[grid](y, x, w, sx, sw, bias, M, N, K, x.stride(0), w.stride(0), y.stride(0),
                                   BM=bm, BN=bn, BK=bk, GROUP_M=group, num_warps=warps, num_stages=stages)
+
+
+@triton.jit
+def attention_kernel(o_ptr, q_ptr, k_ptr, v_ptr, n_ctx, qk_scale, stride_h, stride_t,
+                     BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+    """O = softmax(Q K^T * scale) V for one (batch, head) and BM query rows; qk_scale is scale * log2(e)."""
+    start = tl.program_id(0) * BM
+    off = tl.program_id(1).to(tl.int64) * stride_h
+    rm = start + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    q = tl.load(q_ptr + off + rm[:, None] * stride_t + rd[None, :], mask=rm[:, None] < n_ctx, other=0.)
+    m_i = tl.full([BM], float("-inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    for j in range(0, n_ctx, BN):
+        cols = j + rn
+        kt = tl.load(k_ptr + off + cols[None, :] * stride_t + rd[:, None], mask=cols[None, :] < n_ctx, other=0.)
+        v = tl.load(v_ptr + off + cols[:, None] * stride_t + rd[None, :], mask=cols[:, None] < n_ctx, other=0.)
+        s = tl.where(cols[None, :] < n_ctx, tl.dot(q, kt) * qk_scale, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.math.exp2(s - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_new
+    out = acc / l_i[:, None]
+    tl.store(o_ptr + off + rm[:, None] * stride_t + rd[None, :], out.to(tl.float16), mask=rm[:, None] < n_ctx)
+
+
+def attention(o, q, k, v, scale, config):
+    """o = softmax(q k^T * scale) v over [bh, n, d] f16 tensors (contiguous) with one config (BM, BN, warps,
+    stages)."""
+    bh, n, d = q.shape
+    bm, bn, warps, stages = config
+    attention_kernel[(triton.cdiv(n, bm), bh)](o, q, k, v, n, scale * 1.4426950408889634, n * d, d,
+                                               BM=bm, BN=bn, D=d, num_warps=warps, num_stages=stages)
 
 
 @triton.jit

@@ -29,6 +29,7 @@
  */
 #include "interp.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,7 +285,7 @@ static bool compare(int pred, int e, Elt a, Elt b)
 	}
 }
 
-/* exp, log, ... on one float element: f32 libm for f32/f16/bf16 */
+/* exp, log, ... on one float element: f32 libm for f32/f16/bf16 (exp and exp2 flush f32 subnormal results to 0, as the GPU) */
 static double fmath(int code, int e, double x)
 {
 	if (e == TY_F64) {
@@ -306,6 +307,8 @@ static double fmath(int code, int e, double x)
 	case OP_SQRT: r = sqrtf(y); break;
 	default: r = 1.0f / sqrtf(y); break;
 	}
+	if ((code == OP_EXP || code == OP_EXP2) && r < FLT_MIN)
+		r = 0; /* the GPU's ex2.approx.ftz flushes subnormal results */
 	return round_to(e, r);
 }
 

@@ -248,11 +248,16 @@ Layout layout_trans(const Layout *l);                /* 2-D transpose */
  * Attributes of the pipelining ops (passes/pipeline.c).  local_load's
  * iattr[0] is the first k of a k-slice, iattr[1] these flags; an
  * async_ring's iattr[0] is RING_WGMMA when its slots use wgmma's layout.
+ * A wgmma dot's iattr[1] says when it is waited for: 0 right after it,
+ * DOT_ASYNC across the back edge, DOT_ISSUE by a dot_wait (whose iattr[0]
+ * is the number of wgmma groups left in flight).
  */
 enum {
 	LL_TRANS = 1,   /* the slot holds B transposed, [N, K] */
 	LL_WGMMA = 2,   /* the tile stays in shared memory: a wgmma dot reads it there */
-	RING_WGMMA = 1  /* slots in 128-byte panels, 1024-byte aligned (cg_wgmma.c) */
+	RING_WGMMA = 1, /* slots in 128-byte panels, 1024-byte aligned (cg_wgmma.c) */
+	DOT_ASYNC = 1,  /* `dot ... async`: wait_group 1 after it, dot_wait after the loop */
+	DOT_ISSUE = 2   /* `dot ... issue`: committed only; a later dot_wait */
 };
 
 /*

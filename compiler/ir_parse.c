@@ -344,7 +344,13 @@ static void head(Parser *p, OpText *o)
 	if (same_line(p) && (accept(p, "tf32") || accept(p, "ieee")))
 		o->iattr[0] = 1;
 	if (o->code == OP_DOT && same_line(p) && accept(p, "async"))
-		o->iattr[1] = 1;
+		o->iattr[1] = DOT_ASYNC;
+	else if (o->code == OP_DOT && same_line(p) && accept(p, "issue"))
+		o->iattr[1] = DOT_ISSUE;
+	if (o->code == OP_DOT_WAIT && same_line(p) && accept(p, "pending")) {
+		expect(p, "=");
+		o->iattr[0] = integer(p);
+	}
 	if (o->code == OP_LOCAL_LOAD) {
 		/* a k-slice's first k; a slot holding B transposed ([N, K]) */
 		if (same_line(p) && accept(p, "k0")) {

@@ -201,7 +201,9 @@ static void print_head(Printer *p, Op *op)
 	if (op->code == OP_DOT && op->iattr[0])
 		sb_puts(out, " tf32");
 	if (op->code == OP_DOT && op->iattr[1])
-		sb_puts(out, " async");
+		sb_puts(out, op->iattr[1] == DOT_ISSUE ? " issue" : " async");
+	if (op->code == OP_DOT_WAIT && op->iattr[0])
+		sb_printf(out, " pending=%lld", (long long)op->iattr[0]);
 	if (op->code == OP_DIV && op->iattr[0])
 		sb_puts(out, " ieee");
 	if (op->code == OP_LOCAL_LOAD && op->iattr[0])

@@ -267,6 +267,8 @@ static const char *check_op(Func *f, Op *op)
 	case OP_CONVERT_LAYOUT:
 		return type_eq(vtype(f, op->opnds[0]), vtype(f, op->res[0])) ? NULL : "convert_layout changes the type";
 	case OP_DOT_WAIT:
+		if (op->iattr[0] < 0 || op->iattr[0] > 7)
+			return "dot_wait leaves 0 to 7 groups pending";
 		return type_eq(vtype(f, op->opnds[0]), vtype(f, op->res[0])) ? NULL : "dot_wait changes the type";
 	default: return NULL; /* for, if, yield: checked with their blocks */
 	}

@@ -145,6 +145,7 @@ LLVMTypeRef cg_mem_type(Cg *c, ElemKind e);   /* type in memory (i1 is a byte) *
 LLVMValueRef cg_i32c(Cg *c, int64_t x);
 LLVMValueRef cg_call(Cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
 LLVMValueRef cg_nv(Cg *c, NvName id, LLVMTypeRef ret, LLVMValueRef *args, int n);
+LLVMValueRef cg_pack_half2(Cg *c, LLVMValueRef lo, LLVMValueRef hi);
 LLVMValueRef cg_asm(Cg *c, const char *text, const char *cons, LLVMTypeRef ret,
                     LLVMValueRef *args, int n, bool side_effect);
 void cg_barrier(Cg *c);

@@ -106,8 +106,13 @@ static void write_tile(Cg *c, int32_t offset, ValId v, ElemKind e, int phase)
 	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)vec) {
 		if (r & zm)
 			continue;
-		LLVMValueRef x = cg_to_mem(c, c->regs[v][r], e);
-		if (vec > 1) {
+		LLVMValueRef x = cg_to_mem(c, c->regs[v][r], e), *rv = c->regs[v] + r;
+		if (vec > 1 && (e == TY_F16 || e == TY_BF16)) {
+			/* pairs as b32 words (cg_pack_half2: one cvt per pair where they were just rounded) */
+			x = vec == 2 ? cg_pack_half2(c, rv[0], rv[1]) : LLVMGetUndef(LLVMVectorType(c->i32, (unsigned)vec / 2));
+			for (int j = 0; vec > 2 && j < vec / 2; j++)
+				x = LLVMBuildInsertElement(c->b, x, cg_pack_half2(c, rv[2 * j], rv[2 * j + 1]), cg_i32c(c, j), "");
+		} else if (vec > 1) {
 			x = LLVMGetUndef(LLVMVectorType(mt, (unsigned)vec));
 			for (int j = 0; j < vec; j++)
 				x = LLVMBuildInsertElement(c->b, x, cg_to_mem(c, c->regs[v][r + (uint32_t)j], e),

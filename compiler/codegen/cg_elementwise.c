@@ -4,7 +4,8 @@
  * register.  Operands and result share one layout (contract), so register r
  * of the result needs register r of each operand and nothing else.
  *
- * Math follows Triton: exp(x) = ex2.approx(x * log2 e), log(x) =
+ * Math follows Triton: exp(x) = ex2.approx.ftz(x * log2 e) (f32 results
+ * below 2^-126 are 0, in the interpreter too), log(x) =
  * lg2.approx(x) * ln 2, sqrt is sqrt.rn (IEEE), rsqrt is rsqrt.approx,
  * division is IEEE fdiv.  f16 and bf16 are computed in f32 and rounded back
  * after every op (cvt.rn), which is what the interpreter does; for + - * /

@@ -482,6 +482,34 @@ LLVMValueRef cg_nv(Cg *c, NvName id, LLVMTypeRef ret, LLVMValueRef *args, int n)
 	return cg_call(c, nv_names[id], ret, args, n);
 }
 
+/* x = fptrunc float to half (bfloat): its f32 source, else NULL */
+static LLVMValueRef rounded_from_f32(Cg *c, LLVMValueRef x)
+{
+	if (!LLVMIsAInstruction(x) || LLVMGetInstructionOpcode(x) != LLVMFPTrunc)
+		return NULL;
+	LLVMValueRef s = LLVMGetOperand(x, 0);
+	return LLVMTypeOf(s) == c->f32 ? s : NULL;
+}
+
+/*
+ * Two 16-bit floats as one b32 word, lo in bits 0-15.  Where both are f32
+ * values just rounded, the two roundings are one cvt.rn.f16x2.f32 (the
+ * same bits as two cvt.rn.f16.f32 and the moves that pack them).
+ */
+LLVMValueRef cg_pack_half2(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
+{
+	LLVMTypeRef t = LLVMTypeOf(lo);
+	LLVMValueRef a[2] = {rounded_from_f32(c, hi), rounded_from_f32(c, lo)};
+	if (a[0] && a[1]) {
+		NvName id = LLVMGetTypeKind(t) == LLVMBFloatTypeKind ? NV_CVT_BF16X2 : NV_CVT_F16X2;
+		return LLVMBuildBitCast(c->b, cg_nv(c, id, LLVMVectorType(t, 2), a, 2), c->i32, "");
+	}
+	LLVMValueRef w = LLVMGetUndef(LLVMVectorType(t, 2));
+	w = LLVMBuildInsertElement(c->b, w, lo, cg_i32c(c, 0), "");
+	w = LLVMBuildInsertElement(c->b, w, hi, cg_i32c(c, 1), "");
+	return LLVMBuildBitCast(c->b, w, c->i32, "");
+}
+
 LLVMValueRef cg_asm(Cg *c, const char *text, const char *cons, LLVMTypeRef ret,
                     LLVMValueRef *args, int n, bool side_effect)
 {

@@ -114,6 +114,8 @@ static LLVMValueRef pack(Cg *c, const Words *w, ElemKind e, LLVMValueRef *xs)
 	LLVMValueRef word;
 	if (w->per == 1) {
 		word = LLVMBuildBitCast(c->b, to_bits(c, xs[0], e), LLVMIntTypeInContext(c->ctx, (unsigned)w->wbits), "");
+	} else if (w->per == 2 && (e == TY_F16 || e == TY_BF16)) {
+		word = cg_pack_half2(c, xs[0], xs[1]);
 	} else {
 		LLVMValueRef vec = LLVMGetUndef(LLVMVectorType(bt, (unsigned)w->per));
 		for (int j = 0; j < w->per; j++)

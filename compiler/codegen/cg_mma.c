@@ -326,18 +326,14 @@ static void load_b_tiles(Cg *c, Frag *o, LLVMValueRef base, uint32_t bmask, cons
 
 /*
  * Operands in registers: each pair (r, r|1) packed into one b32 word, as
- * lo | hi << 16 on the bits.  A value ldmatrix read, or a loop phi of such
+ * lo | hi << 16 on the bits (cg_pack_half2).  A value ldmatrix read, or a loop phi of such
  * values (cg_main.c's emit_for), gives back its words as they are.
  */
 LLVMValueRef cg_word(Cg *c, ValId v, uint32_t p)
 {
 	if (c->words[v])
 		return c->words[v][p];
-	LLVMTypeRef i16 = LLVMInt16TypeInContext(c->ctx);
-	LLVMValueRef r0 = c->regs[v][2 * p], r1 = c->regs[v][2 * p + 1];
-	LLVMValueRef lo = LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, r0, i16, ""), c->i32, "");
-	LLVMValueRef hi = i32op(c, LLVMShl, LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, r1, i16, ""), c->i32, ""), 16);
-	return LLVMBuildOr(c->b, lo, hi, "");
+	return cg_pack_half2(c, c->regs[v][2 * p], c->regs[v][2 * p + 1]);
 }
 
 static void pack_regs(Cg *c, Frag *o)

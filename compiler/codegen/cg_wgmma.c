@@ -42,11 +42,14 @@
  * An asynchronous dot (`dot ... async`, passes/pipeline.c) ends with
  * wait_group 1 instead, leaving itself in flight while the loop goes round
  * (its registers go only to the next iteration's wgmma), and the dot_wait
- * after the loop is the wait_group 0.
+ * after the loop is the wait_group 0.  An issued one (`dot ... issue`)
+ * ends with the commit; its dot_wait, before the first op that reads it,
+ * is wait_group N (`pending=N`: the groups committed since may go on).
  * The shared memory was written by cp.async (the generic proxy) and is
  * read here by the async proxy: cg_async.c's wait puts fence.proxy.async
  * before its barrier.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cg.h"
@@ -168,12 +171,14 @@ static void unpack(Cg *c, LLVMValueRef r, LLVMValueRef *d, int n)
 		d[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
 }
 
-/* wgmma.wait_group 0, with the n registers of regs passed through it, so that every use of them comes after. */
-static void wait_through(Cg *c, LLVMValueRef *regs, int n, bool i32)
+/* wgmma.wait_group pending, with the n registers of regs passed through it, so that every use of them comes after. */
+static void wait_through(Cg *c, LLVMValueRef *regs, int n, bool i32, int pending)
 {
 	if (n > 128)
 		die("codegen: a wgmma accumulator of %d registers per thread", n);
-	LLVMValueRef r = cg_asm(c, "wgmma.wait_group.sync.aligned 0;", tied_constraints(c, n, i32, ""),
+	char text[48];
+	snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", pending);
+	LLVMValueRef r = cg_asm(c, arena_strdup(c->f->arena, text), tied_constraints(c, n, i32, ""),
 	                        acc_struct(c, n, i32), regs, n, true);
 	unpack(c, r, regs, n);
 }
@@ -292,10 +297,10 @@ void cg_wgmma(Cg *c, Op *op)
 			out[map[mb * nr + j]] = d[j];
 	}
 	cg_asm(c, "wgmma.commit_group.sync.aligned;", "~{memory}", vt, NULL, 0, true);
-	if (op->iattr[1])
+	if (op->iattr[1] == DOT_ASYNC)
 		cg_asm(c, "wgmma.wait_group.sync.aligned 1;", "~{memory}", vt, NULL, 0, true);
-	else
-		wait_through(c, out, 1 << lc->nreg, i8);
+	else if (op->iattr[1] != DOT_ISSUE)
+		wait_through(c, out, 1 << lc->nreg, i8, 0);
 }
 
 /* dot_wait: the accumulator of the asynchronous dots, once they are done. */
@@ -304,5 +309,5 @@ void cg_wgmma_wait(Cg *c, Op *op)
 	int n = cg_nregs(c, op->opnds[0]);
 	LLVMValueRef *out = cg_new_regs(c, op->res[0]);
 	memcpy(out, c->regs[op->opnds[0]], sizeof(LLVMValueRef) * (size_t)n);
-	wait_through(c, out, n, vtype(c->f, op->opnds[0]).elem == TY_I32);
+	wait_through(c, out, n, vtype(c->f, op->opnds[0]).elem == TY_I32, (int)op->iattr[0]);
 }

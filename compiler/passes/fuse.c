@@ -34,6 +34,8 @@
  * layout's columns instead of crossing shared memory.  When its address
  * cannot be recomputed, the load itself may be the converted leaf.
  * The originals stay for their other users; DCE removes the dead ones.
+ * Then an add of a dot's product becomes the dot's accumulator
+ * (fuse_dot_add).
  */
 #include "compile.h"
 
@@ -227,10 +229,50 @@ static void fuse_convert(Func *f, Op *cvt)
 		fuse_convert(f, z.leaf_cvt);
 }
 
+static bool is_zero(Func *f, ValId v)
+{
+	Op *d = val(f, v)->def;
+	if (d && d->code == OP_SPLAT)
+		d = val(f, d->opnds[0])->def;
+	return d && d->code == OP_CONST && (elem_is_float(vtype(f, v).elem) ? d->fattr == 0.0 : d->iattr[0] == 0);
+}
+
+/*
+ * c + dot(a, b) (the dot's accumulator zero, its product used only there)
+ * is dot(a, b, c): the tensor cores add c as they accumulate, instead of a
+ * second pass over the tile (Triton's CombineDotAdd; a float sum may round
+ * differently, as the order of a dot's sum is unspecified anyway).  The
+ * dot moves down to the add, where c exists.  `acc = acc * alpha +
+ * dot(p, v)` in attention is one wgmma into the rescaled accumulator.
+ */
+static void fuse_dot_add(Func *f, Op *add)
+{
+	for (int k = 0; k < 2; k++) {
+		ValId c = add->opnds[1 - k];
+		Op *dot = val(f, add->opnds[k])->def;
+		if (!dot || dot->code != OP_DOT || dot->parent != add->parent || val(f, dot->res[0])->nuses != 1 ||
+		    !is_zero(f, dot->opnds[2]) || !type_eq(vtype(f, c), vtype(f, dot->res[0])) ||
+		    val(f, c)->layout != val(f, dot->res[0])->layout)
+			continue;
+		ir_remove(dot);
+		ir_insert_before(add, dot);
+		dot->opnds[2] = c;
+		ir_replace_uses(f, add->res[0], dot->res[0]);
+		ir_remove(add);
+		return;
+	}
+}
+
 void pass_fuse(Func *f)
 {
 	int n;
 	Op **cvts = ir_collect(f, OP_CONVERT_LAYOUT, &n);
 	for (int i = 0; i < n; i++)
 		fuse_convert(f, cvts[i]);
+	ir_fill_uses(f);
+	Op **adds = ir_collect(f, OP_ADD, &n);
+	for (int i = 0; i < n; i++)
+		if (vtype(f, adds[i]->res[0]).rank == 2)
+			fuse_dot_add(f, adds[i]);
+	ir_fill_uses(f);
 }

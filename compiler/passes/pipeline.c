@@ -63,6 +63,7 @@ typedef struct Pipe {
 	int nvals;          /* values that existed when the pass started */
 	int nargs;          /* the body's arguments then (rewrite adds more, unmapped) */
 	Op *wait, *dot;     /* the async_wait in the body; the first dot of the loads */
+	Op *carried;        /* a wgmma dot left in flight into the next iteration (carried_dot) */
 	ValId rd, rd_next;  /* the slot read this iteration and the next */
 } Pipe;
 
@@ -620,7 +621,7 @@ static void wgmma_operands(Pipe *p, int j)
 	}
 	if (!j)
 		return;
-	dot->iattr[1] = 1;
+	dot->iattr[1] = DOT_ASYNC;
 	Op *loop = p->loop;
 	ValId r = loop->res[j - 1];
 	Builder b = {f, loop->next ? NULL : loop->parent, loop->next, loop->loc};
@@ -649,6 +650,113 @@ static void wgmma_b_operands(Pipe *p)
 			continue;
 		lb->iattr[1] |= LL_WGMMA;
 		val(f, lb->opnds[0])->def->iattr[0] = RING_WGMMA;
+	}
+}
+
+/*
+ * A dot whose B is a pipelined load and A is not (attention's P V) that
+ * will run as wgmma (wgmma_b_operands) and whose product only goes round
+ * the loop, as a body argument's next value, or NULL.  It may stay in
+ * flight into the next iteration, waited for there before the argument's
+ * first reader (defer_waits); the loads then run S-2 iterations ahead, as
+ * for an async dot.
+ */
+static Op *carried_dot(Pipe *p)
+{
+	Func *f = p->f;
+	Op *y = p->body->last;
+	for (Op *dot = p->body->first; dot; dot = dot->next) {
+		if (dot->code != OP_DOT || !is_cvt_of_load(p, dot->opnds[1]) || is_cvt_of_load(p, dot->opnds[0]) ||
+		    layout_mma_kind(f, dot) != MMA_HALF || val(f, dot->res[0])->nuses != 1)
+			continue;
+		Op *b = val(f, val(f, dot->opnds[1])->def->opnds[0])->def;
+		if (!wgmma_fits(f, dot, b && b->code == OP_TRANS))
+			continue;
+		for (int i = 0; i < y->nopnds; i++)
+			if (y->opnds[i] == dot->res[0])
+				return dot;
+	}
+	return NULL;
+}
+
+static bool runs_wgmma(Func *f, const Op *dot)
+{
+	if (dot->code != OP_DOT)
+		return false;
+	Op *b = val(f, dot->opnds[1])->def;
+	return b && b->code == OP_LOCAL_LOAD && (b->iattr[1] & LL_WGMMA);
+}
+
+/* op, or an op nested in its regions, reads v */
+static bool reads(const Op *op, ValId v)
+{
+	for (int i = 0; i < op->nopnds; i++)
+		if (op->opnds[i] == v)
+			return true;
+	for (int i = 0; i < op->nblocks; i++)
+		for (const Op *o = op->blocks[i] ? op->blocks[i]->first : NULL; o; o = o->next)
+			if (reads(o, v))
+				return true;
+	return false;
+}
+
+/* dot_wait r (pending groups) before op u (or after the loop: u NULL, at loop), for every other reader of r. */
+static void wait_before(Func *f, Op *u, Op *loop, ValId r, int pending)
+{
+	Builder b = u ? (Builder){f, NULL, u, u->loc} : (Builder){f, loop->next ? NULL : loop->parent, loop->next, loop->loc};
+	ValId w = b_op1(&b, OP_DOT_WAIT, vtype(f, r), &r, 1);
+	val(f, w)->layout = val(f, r)->layout;
+	val(f, w)->name = val(f, r)->name;
+	val(f, w)->def->iattr[0] = pending;
+	ir_replace_uses(f, r, w);
+	val(f, w)->def->opnds[0] = r;
+}
+
+/*
+ * A wgmma dot of the body that waits for itself (not `async`) is issued
+ * instead (`dot ... issue`: commit, no wait), and a dot_wait right before
+ * the first op that reads its result waits for it, allowing the wgmma
+ * groups the body commits in between to stay in flight (`pending=N`).
+ * What runs in between overlaps the tensor cores.  N counts only the dots
+ * of the body itself; one in a nested region may commit more groups,
+ * which only makes the wait more certain.
+ *
+ * The carried dot (carried_dot) is waited for in the next iteration
+ * instead, before the first reader of the argument it becomes (pending:
+ * the groups this iteration has committed by then), and after the loop:
+ * attention's P V runs on while the next iteration's copies and Q K^T are
+ * issued.  Every other dot is waited for in the iteration that issued it.
+ */
+static void defer_waits(Pipe *p)
+{
+	Func *f = p->f;
+	ir_fill_uses(f);
+	Op *y = p->body->last;
+	if (p->carried) {
+		int j = 0;
+		while (y->opnds[j] != p->carried->res[0])
+			j++;
+		ValId arg = p->body->args[j + 1];
+		int n = 0;
+		Op *u = p->body->first;
+		for (; u && !reads(u, arg); u = u->next)
+			n += runs_wgmma(f, u);
+		p->carried->iattr[1] = DOT_ISSUE;
+		wait_before(f, u, NULL, arg, n);
+		wait_before(f, NULL, p->loop, p->loop->res[j], 0);
+	}
+	for (Op *dot = p->body->first; dot; dot = dot->next) {
+		if (!runs_wgmma(f, dot) || dot->iattr[1])
+			continue;
+		ValId r = dot->res[0];
+		int n = 0;
+		Op *u = dot->next;
+		for (; u && !reads(u, r); u = u->next)
+			n += runs_wgmma(f, u);
+		if (!u || u == dot->next)
+			continue;
+		dot->iattr[1] = DOT_ISSUE;
+		wait_before(f, u, NULL, r, n);
 	}
 }
 
@@ -682,13 +790,16 @@ static void pipeline_loop(Func *f, Op *loop)
 		return;
 	int S = f->num_stages;
 	int j = wg && S >= 3 ? async_acc(&p, dot) : 0;
-	rewrite(&p, S, j ? S - 2 : S - 1);
+	p.carried = f->wgmma && !wg && S >= 3 ? carried_dot(&p) : NULL;
+	rewrite(&p, S, j || p.carried ? S - 2 : S - 1);
 	if (wg)
 		wgmma_operands(&p, j);
 	else
 		prefetch_slices(&p, S);
-	if (f->wgmma)
+	if (f->wgmma) {
 		wgmma_b_operands(&p);
+		defer_waits(&p);
+	}
 }
 
 void pass_pipeline(Func *f)

@@ -130,7 +130,7 @@ static void test_threads(void)
 		CHECK(r && serial && strcmp(r, serial) == 0);
 		free(r);
 	}
-	CHECK(serial && count(serial, "shfl.sync.bfly.b32") == 10 && strstr(serial, "ex2.approx.f32"));
+	CHECK(serial && count(serial, "shfl.sync.bfly.b32") == 10 && strstr(serial, "ex2.approx.ftz.f32"));
 	free(serial);
 }
 
