@@ -18,7 +18,8 @@
 #              registers, stack frame, spills per kernel
 #   bench      python3 bench/bench.py (tilec vs Triton vs torch/cuBLAS, matmul
 #              last; about 40 s of matmul on an H100), then bench/linear_i8.py
-#              (the int8 linear layer vs Triton and cuBLAS int8; into bench.log)
+#              (the int8 linear layer vs Triton and cuBLAS int8) and
+#              bench/attention.py (vs Triton and torch SDPA; both into bench.log)
 # Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
 # bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
 # Prints a summary last.  Exit status 1 if any step failed.  The run stays
@@ -169,6 +170,7 @@ export -f ptxas_all
 step ptxas 40 bash -c ptxas_all
 step bench 330 python3 bench/bench.py
 step bench 150 python3 bench/linear_i8.py 4096 4096 4096 3
+step bench 120 python3 bench/attention.py 32 4096 64 3
 
 summary+=("GPU: $gpu")
 summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")
