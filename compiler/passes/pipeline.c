@@ -656,7 +656,8 @@ static void wgmma_b_operands(Pipe *p)
 /*
  * A dot whose B is a pipelined load and A is not (attention's P V) that
  * will run as wgmma (wgmma_b_operands) and whose product only goes round
- * the loop, as a body argument's next value, or NULL.  It may stay in
+ * the loop, as the next value of a body argument that something reads, or
+ * NULL.  It may stay in
  * flight into the next iteration, waited for there before the argument's
  * first reader (defer_waits); the loads then run S-2 iterations ahead, as
  * for an async dot.
@@ -673,7 +674,7 @@ static Op *carried_dot(Pipe *p)
 		if (!wgmma_fits(f, dot, b && b->code == OP_TRANS))
 			continue;
 		for (int i = 0; i < y->nopnds; i++)
-			if (y->opnds[i] == dot->res[0])
+			if (y->opnds[i] == dot->res[0] && val(f, p->body->args[i + 1])->nuses)
 				return dot;
 	}
 	return NULL;
