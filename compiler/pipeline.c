@@ -4,7 +4,7 @@
  *   source -> tokens -> AST -> lower (checks, constexprs bound) -> IR
  *     -> fold -> canon -> cse -> dce -> prefetch -> dce      (target-independent)
  *     -> specialize [-> fold -> canon -> cse -> dce]          (launch hints)
- *     -> axis -> layout -> fuse -> pipeline -> axis -> dce -> smem   (GPU)
+ *     -> axis -> layout -> fuse -> dce -> pipeline -> axis -> dce -> smem   (GPU)
  *     -> LLVM IR -> PTX
  *
  * A `.ir` input starts from the IR text instead of source.  Each pass is a
@@ -178,6 +178,7 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 	run(c, o, "axis", pass_axis);
 	run(c, o, "layout", pass_layout);
 	run(c, o, "fuse", pass_fuse);
+	run(c, o, "dce", pass_dce); /* the pipeliner counts the wgmma dots that run */
 	run(c, o, "pipeline", pass_pipeline);
 	run(c, o, "axis", pass_axis);
 	run(c, o, "dce", pass_dce);

@@ -257,6 +257,7 @@ static void fuse_dot_add(Func *f, Op *add)
 		ir_remove(dot);
 		ir_insert_before(add, dot);
 		dot->opnds[2] = c;
+		val(f, dot->res[0])->nuses = val(f, add->res[0])->nuses; /* the add's readers are the dot's now */
 		ir_replace_uses(f, add->res[0], dot->res[0]);
 		ir_remove(add);
 		return;

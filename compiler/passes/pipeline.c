@@ -469,6 +469,30 @@ static Op *ring_operand(Pipe *p, Op *dot, int k)
 	return d;
 }
 
+static bool is_cvt_of_load(Pipe *p, ValId v)
+{
+	for (int i = 0; i < p->nloads; i++)
+		if (p->loads[i].cvt->res[0] == v)
+			return true;
+	return false;
+}
+
+/*
+ * prefetch_slices applies: the first dot reads both its operands from
+ * rings, and no other op reads a ring (the pass moves the wait and its
+ * barrier to the end of the body, before the dot's last slice: a ring read
+ * after it would race with the next iteration's copies into its slot).
+ */
+static bool sliceable(Pipe *p, Op *dot)
+{
+	for (int i = 0; i < p->nloads; i++) {
+		ValId v = p->loads[i].cvt->res[0];
+		if (dot->opnds[0] != v && dot->opnds[1] != v)
+			return false;
+	}
+	return is_cvt_of_load(p, dot->opnds[0]) && is_cvt_of_load(p, dot->opnds[1]);
+}
+
 /*
  * Triton's Prefetch pass for MMAv2: the dot of both ring operands becomes
  * K/16 dots of one 16-wide k-slice each, and each slice is read (ldmatrix)
@@ -537,13 +561,6 @@ static void prefetch_slices(Pipe *p, int S)
 
 /* ---- wgmma: operands read where they lie ---- */
 
-static bool is_cvt_of_load(Pipe *p, ValId v)
-{
-	for (int i = 0; i < p->nloads; i++)
-		if (p->loads[i].cvt->res[0] == v)
-			return true;
-	return false;
-}
 
 /* The dot fits wgmma (layout_wgmma_ok) and the layout pass gave it layout_mma_acc_rows. */
 static bool wgmma_fits(Func *f, Op *dot, bool b_kmajor)
@@ -680,6 +697,7 @@ static Op *carried_dot(Pipe *p)
 	return NULL;
 }
 
+/* dot runs as wgmma and commits a group (dce has removed dead dots before this pass) */
 static bool runs_wgmma(Func *f, const Op *dot)
 {
 	if (dot->code != OP_DOT)
@@ -708,7 +726,7 @@ static void wait_before(Func *f, Op *u, Op *loop, ValId r, int pending)
 	ValId w = b_op1(&b, OP_DOT_WAIT, vtype(f, r), &r, 1);
 	val(f, w)->layout = val(f, r)->layout;
 	val(f, w)->name = val(f, r)->name;
-	val(f, w)->def->iattr[0] = pending;
+	val(f, w)->def->iattr[0] = pending < 7 ? pending : 7; /* fewer pending only waits more */
 	ir_replace_uses(f, r, w);
 	val(f, w)->def->opnds[0] = r;
 }
@@ -791,11 +809,12 @@ static void pipeline_loop(Func *f, Op *loop)
 		return;
 	int S = f->num_stages;
 	int j = wg && S >= 3 ? async_acc(&p, dot) : 0;
-	p.carried = f->wgmma && !wg && S >= 3 ? carried_dot(&p) : NULL;
+	bool slices = !wg && sliceable(&p, dot);
+	p.carried = f->wgmma && !wg && !slices && S >= 3 ? carried_dot(&p) : NULL;
 	rewrite(&p, S, j || p.carried ? S - 2 : S - 1);
 	if (wg)
 		wgmma_operands(&p, j);
-	else
+	else if (slices)
 		prefetch_slices(&p, S);
 	if (f->wgmma) {
 		wgmma_b_operands(&p);
