@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
 from probe import bench  # noqa: E402
-from ptx_ab import print_rates  # noqa: E402
+from ptx_ab import pick_config, print_rates  # noqa: E402
 
 EX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples")
 REPS = 30
@@ -91,26 +91,6 @@ def torch_sdpa(p):
     return run, lambda: box[0]
 
 
-def pick(p, name, make, configs, rate):
-    """The fastest config that compiles, launches and checks (median of 10 calls each)."""
-    best = None
-    for cfg in configs:
-        try:
-            fn = make(p, cfg)
-            fn()
-        except Exception as e:  # a config that does not compile or fit is skipped; a wrong one exits below
-            print(f"{name} {cfg}: skipped ({(str(e) or type(e).__name__).splitlines()[0][:100]})")
-            continue
-        p.check(f"{name} {cfg}", fn)
-        t = rate(bench(fn, 1, 10)[0])
-        print(f"{name} {cfg}: {t:.1f} TFLOP/s")
-        if best is None or t > best[1]:
-            best = (cfg, t)
-    if best is None:
-        sys.exit(f"{name}: no config ran")
-    return best[0]
-
-
 def main():
     a = [int(v) for v in sys.argv[1:]]
     bh, n, d = a[0:3] if len(a) >= 3 else (32, 4096, 64)
@@ -118,8 +98,8 @@ def main():
     torch.manual_seed(0)
     p = Problem(bh, n, d)
     rate = lambda ms: 4 * bh * n * n * d / (ms * 1e-3) / 1e12  # noqa: E731
-    tc = pick(p, "tilec", tilec_run, TILEC_CONFIGS, rate)
-    trc = pick(p, "triton", triton_run, TRITON_CONFIGS, rate)
+    tc = pick_config("tilec", TILEC_CONFIGS, lambda c: tilec_run(p, c), p.check, rate, "TFLOP/s")
+    trc = pick_config("triton", TRITON_CONFIGS, lambda c: triton_run(p, c), p.check, rate, "TFLOP/s")
     print(f"attention f16 bh={bh} n={n} d={d}: tilec {tc}, Triton {trc} (BM, BN, warps, stages); "
           f"{rounds} rounds x {REPS} reps, fresh inputs each")
     got = {name: [] for name in ("tilec", "triton", "torch-sdpa")}

@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
 from probe import bench  # noqa: E402
-from ptx_ab import print_rates  # noqa: E402
+from ptx_ab import pick_config, print_rates  # noqa: E402
 
 EX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples")
 REPS = 30
@@ -101,26 +101,6 @@ def cublas_torch(p):
     return run, box
 
 
-def pick(p, name, make, configs, tops):
-    """The fastest config that compiles, launches and checks (median of 10 calls each)."""
-    best = None
-    for cfg in configs:
-        try:
-            fn = make(p, cfg)
-            fn()
-        except Exception as e:  # a config that does not compile or fit is skipped; a wrong one exits below
-            print(f"{name} {cfg}: skipped ({(str(e) or type(e).__name__).splitlines()[0][:100]})")
-            continue
-        p.check(f"{name} {cfg}", fn, p.y, p.ref)
-        t = tops(bench(fn, 1, 10)[0])
-        print(f"{name} {cfg}: {t:.1f} TOPS")
-        if best is None or t > best[1]:
-            best = (cfg, t)
-    if best is None:
-        sys.exit(f"{name}: no config ran")
-    return best[0]
-
-
 def main():
     a = [int(v) for v in sys.argv[1:]]
     M, N, K = a[0:3] if len(a) >= 3 else (4096, 4096, 4096)
@@ -128,8 +108,9 @@ def main():
     torch.manual_seed(0)
     p = Problem(M, N, K)
     tops = lambda ms: 2 * M * N * K / (ms * 1e-3) / 1e12  # noqa: E731
-    tc = pick(p, "tilec", tilec_run, TILEC_CONFIGS, tops)
-    trc = pick(p, "triton", triton_run, TRITON_CONFIGS, tops)
+    check = lambda label, fn: p.check(label, fn, p.y, p.ref)  # noqa: E731
+    tc = pick_config("tilec", TILEC_CONFIGS, lambda c: tilec_run(p, c), check, tops, "TOPS")
+    trc = pick_config("triton", TRITON_CONFIGS, lambda c: triton_run(p, c), check, tops, "TOPS")
     print(f"linear_i8 {M}x{N}x{K}: tilec {tc}, Triton {trc}; {rounds} rounds x {REPS} reps, fresh inputs each")
     got = {n: [] for n in ("tilec", "triton", "cublas+torch", "cublas-int8-only")}
     for _ in range(rounds):

@@ -155,6 +155,27 @@ def rounds_table(runs, rounds, reps, rate, unit, ref):
     print_rates(got, unit, ref)
 
 
+def pick_config(name, configs, make, check, rate, unit):
+    """The fastest config that compiles, launches and checks (median of 10 calls each): make(cfg) gives the
+    call, check(label, fn) runs and checks it (exits on a wrong result), rate(ms) the figure printed."""
+    best = None
+    for cfg in configs:
+        try:
+            fn = make(cfg)
+            fn()
+        except Exception as e:  # a config that does not compile or fit is skipped; a wrong one exits in check
+            print(f"{name} {cfg}: skipped ({(str(e) or type(e).__name__).splitlines()[0][:100]})")
+            continue
+        check(f"{name} {cfg}", fn)
+        t = rate(bench(fn, 1, 10)[0])
+        print(f"{name} {cfg}: {t:.1f} {unit}")
+        if best is None or t > best[1]:
+            best = (cfg, t)
+    if best is None:
+        sys.exit(f"{name}: no config ran")
+    return best[0]
+
+
 def print_rates(got, unit, ref, width=16):
     """got: name -> rates over the rounds; prints median, min, max and the median's ratio to ref's."""
     t = statistics.median(got[ref])
