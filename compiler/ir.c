@@ -9,6 +9,7 @@
  */
 #include "ir.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -318,6 +319,18 @@ Op **ir_collect(Func *f, Opcode code, int *n)
 	ir_walk(f, collect_op, &c);
 	*n = c.n;
 	return c.ops;
+}
+
+bool ir_is_zero(Func *f, ValId v)
+{
+	Op *d = val(f, v)->def;
+	if (d && d->code == OP_SPLAT)
+		d = val(f, d->opnds[0])->def;
+	if (!d || d->code != OP_CONST)
+		return false;
+	if (elem_is_float(vtype(f, d->res[0]).elem))
+		return d->fattr == 0.0 && !signbit(d->fattr);
+	return d->iattr[0] == 0;
 }
 
 bool ir_op_has_side_effect(const Op *op)

@@ -209,6 +209,8 @@ void ir_fill_uses(Func *f);
 bool ir_has_side_effect(Block *b);
 /* The same for one op: F_SIDE itself, or such an op in one of its blocks. */
 bool ir_op_has_side_effect(const Op *op);
+/* v is the constant 0 (+0.0 for floats), as a scalar or a splat of one. */
+bool ir_is_zero(Func *f, ValId v);
 /* Every op of one opcode, in program order (an arena array of *n ops), so a
  * pass can rewrite them without walking a block it is changing. */
 Op **ir_collect(Func *f, Opcode code, int *n);

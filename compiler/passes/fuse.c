@@ -229,14 +229,6 @@ static void fuse_convert(Func *f, Op *cvt)
 		fuse_convert(f, z.leaf_cvt);
 }
 
-static bool is_zero(Func *f, ValId v)
-{
-	Op *d = val(f, v)->def;
-	if (d && d->code == OP_SPLAT)
-		d = val(f, d->opnds[0])->def;
-	return d && d->code == OP_CONST && (elem_is_float(vtype(f, v).elem) ? d->fattr == 0.0 : d->iattr[0] == 0);
-}
-
 /*
  * c + dot(a, b) (the dot's accumulator zero, its product used only there)
  * is dot(a, b, c): the tensor cores add c as they accumulate, instead of a
@@ -251,7 +243,7 @@ static void fuse_dot_add(Func *f, Op *add)
 		ValId c = add->opnds[1 - k];
 		Op *dot = val(f, add->opnds[k])->def;
 		if (!dot || dot->code != OP_DOT || dot->parent != add->parent || val(f, dot->res[0])->nuses != 1 ||
-		    !is_zero(f, dot->opnds[2]) || !type_eq(vtype(f, c), vtype(f, dot->res[0])) ||
+		    !ir_is_zero(f, dot->opnds[2]) || !type_eq(vtype(f, c), vtype(f, dot->res[0])) ||
 		    val(f, c)->layout != val(f, dot->res[0])->layout)
 			continue;
 		ir_remove(dot);

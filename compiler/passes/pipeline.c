@@ -41,7 +41,6 @@
  * dot runs as wgmma instead, reading both slots where they lie, and stays
  * in flight across the back edge (wgmma_dot, wgmma_operands).
  */
-#include <math.h>
 #include <string.h>
 
 #include "compile.h"
@@ -68,18 +67,6 @@ typedef struct Pipe {
 } Pipe;
 
 /* ---- which loads qualify ---- */
-
-static bool is_zero_const(Func *f, ValId v)
-{
-	Op *d = val(f, v)->def;
-	if (d && d->code == OP_SPLAT)
-		d = val(f, d->opnds[0])->def;
-	if (!d || d->code != OP_CONST)
-		return false;
-	if (elem_is_float(vtype(f, d->res[0]).elem))
-		return d->fattr == 0.0 && !signbit(d->fattr);
-	return d->iattr[0] == 0;
-}
 
 /* The first register columns give n (a power of two) consecutive elements that nothing else touches. */
 static bool vec_of(const Layout *l, int n)
@@ -114,7 +101,7 @@ static bool copyable(Func *f, Op *ld)
 		return false;
 	if (ld->nopnds > 1 && val(f, ld->opnds[1])->constancy < n)
 		return false;
-	return ld->nopnds < 3 || is_zero_const(f, ld->opnds[2]);
+	return ld->nopnds < 3 || ir_is_zero(f, ld->opnds[2]);
 }
 
 static Op *def_in(Pipe *p, ValId v)
@@ -561,7 +548,6 @@ static void prefetch_slices(Pipe *p, int S)
 
 /* ---- wgmma: operands read where they lie ---- */
 
-
 /* The dot fits wgmma (layout_wgmma_ok) and the layout pass gave it layout_mma_acc_rows. */
 static bool wgmma_fits(Func *f, Op *dot, bool b_kmajor)
 {
@@ -618,6 +604,18 @@ static int async_acc(Pipe *p, Op *dot)
 	return p->body->last->opnds[a->index - 1] == dot->res[0] ? a->index : 0;
 }
 
+/* dot_wait r (pending groups) before op u (or after the loop: u NULL, at loop), for every other reader of r. */
+static void wait_before(Func *f, Op *u, Op *loop, ValId r, int pending)
+{
+	Builder b = u ? (Builder){f, NULL, u, u->loc} : (Builder){f, loop->next ? NULL : loop->parent, loop->next, loop->loc};
+	ValId w = b_op1(&b, OP_DOT_WAIT, vtype(f, r), &r, 1);
+	val(f, w)->layout = val(f, r)->layout;
+	val(f, w)->name = val(f, r)->name;
+	val(f, w)->def->iattr[0] = pending < 7 ? pending : 7; /* fewer pending only waits more */
+	ir_replace_uses(f, r, w);
+	val(f, w)->def->opnds[0] = r;
+}
+
 /*
  * After the rewrite: the dot's local_loads become LL_WGMMA (the slot's
  * address, no registers), their rings RING_WGMMA (cg_wgmma.c's layout).
@@ -639,14 +637,7 @@ static void wgmma_operands(Pipe *p, int j)
 	if (!j)
 		return;
 	dot->iattr[1] = DOT_ASYNC;
-	Op *loop = p->loop;
-	ValId r = loop->res[j - 1];
-	Builder b = {f, loop->next ? NULL : loop->parent, loop->next, loop->loc};
-	ValId w = b_op1(&b, OP_DOT_WAIT, vtype(f, r), &r, 1);
-	val(f, w)->layout = val(f, r)->layout;
-	val(f, w)->name = val(f, r)->name;
-	ir_replace_uses(f, r, w);
-	val(f, w)->def->opnds[0] = r;
+	wait_before(f, NULL, p->loop, p->loop->res[j - 1], 0);
 }
 
 /*
@@ -674,10 +665,9 @@ static void wgmma_b_operands(Pipe *p)
  * A dot whose B is a pipelined load and A is not (attention's P V) that
  * will run as wgmma (wgmma_b_operands) and whose product only goes round
  * the loop, as the next value of a body argument that something reads, or
- * NULL.  It may stay in
- * flight into the next iteration, waited for there before the argument's
- * first reader (defer_waits); the loads then run S-2 iterations ahead, as
- * for an async dot.
+ * NULL.  It may stay in flight into the next iteration, waited for there
+ * before the argument's first reader (defer_waits); the loads then run S-2
+ * iterations ahead, as for an async dot.
  */
 static Op *carried_dot(Pipe *p)
 {
@@ -719,16 +709,14 @@ static bool reads(const Op *op, ValId v)
 	return false;
 }
 
-/* dot_wait r (pending groups) before op u (or after the loop: u NULL, at loop), for every other reader of r. */
-static void wait_before(Func *f, Op *u, Op *loop, ValId r, int pending)
+
+/* The first op from `from` on that reads v (or NULL); *n: the wgmma dots before it. */
+static Op *first_reader(Func *f, Op *from, ValId v, int *n)
 {
-	Builder b = u ? (Builder){f, NULL, u, u->loc} : (Builder){f, loop->next ? NULL : loop->parent, loop->next, loop->loc};
-	ValId w = b_op1(&b, OP_DOT_WAIT, vtype(f, r), &r, 1);
-	val(f, w)->layout = val(f, r)->layout;
-	val(f, w)->name = val(f, r)->name;
-	val(f, w)->def->iattr[0] = pending < 7 ? pending : 7; /* fewer pending only waits more */
-	ir_replace_uses(f, r, w);
-	val(f, w)->def->opnds[0] = r;
+	*n = 0;
+	for (; from && !reads(from, v); from = from->next)
+		*n += runs_wgmma(f, from);
+	return from;
 }
 
 /*
@@ -756,10 +744,8 @@ static void defer_waits(Pipe *p)
 		while (y->opnds[j] != p->carried->res[0])
 			j++;
 		ValId arg = p->body->args[j + 1];
-		int n = 0;
-		Op *u = p->body->first;
-		for (; u && !reads(u, arg); u = u->next)
-			n += runs_wgmma(f, u);
+		int n;
+		Op *u = first_reader(f, p->body->first, arg, &n);
 		p->carried->iattr[1] = DOT_ISSUE;
 		wait_before(f, u, NULL, arg, n);
 		wait_before(f, NULL, p->loop, p->loop->res[j], 0);
@@ -767,15 +753,12 @@ static void defer_waits(Pipe *p)
 	for (Op *dot = p->body->first; dot; dot = dot->next) {
 		if (!runs_wgmma(f, dot) || dot->iattr[1])
 			continue;
-		ValId r = dot->res[0];
-		int n = 0;
-		Op *u = dot->next;
-		for (; u && !reads(u, r); u = u->next)
-			n += runs_wgmma(f, u);
+		int n;
+		Op *u = first_reader(f, dot->next, dot->res[0], &n);
 		if (!u || u == dot->next)
 			continue;
 		dot->iattr[1] = DOT_ISSUE;
-		wait_before(f, u, NULL, r, n);
+		wait_before(f, u, NULL, dot->res[0], n);
 	}
 }
 
