@@ -84,6 +84,7 @@ void pass_smem(Func *f, int limit_bytes); /* shared-memory plan */
 void pass_axis(Func *f);      /* contiguity / divisibility / constancy analysis */
 void pass_pipeline(Func *f);  /* cp.async software pipelining of the loads feeding mma dots */
 void pass_prefetch(Func *f);  /* loads in loops issued one iteration ahead (register double-buffering) */
+void pass_tail(Func *f);      /* loops over blocks: the full blocks without their bounds mask, then the tail */
 
 /* codegen/ : LLVM IR and PTX for NVPTX.  cg_emit writes LLVM IR (emit ==
  * EMIT_LLVM) or PTX into out; returns 0, or reports a user error (unknown

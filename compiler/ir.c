@@ -333,6 +333,50 @@ bool ir_is_zero(Func *f, ValId v)
 	return d->iattr[0] == 0;
 }
 
+static ValId clone_val(Func *f, ValId from, ValId to, ValId *map, int nmap)
+{
+	val(f, to)->name = val(f, from)->name;
+	val(f, to)->layout = val(f, from)->layout;
+	if (from < nmap)
+		map[from] = to;
+	return to;
+}
+
+Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap)
+{
+	ValId *o = NEWN(f->arena, ValId, op->nopnds > 0 ? op->nopnds : 1);
+	for (int i = 0; i < op->nopnds; i++) {
+		ValId v = op->opnds[i];
+		o[i] = v < nmap && map[v] ? map[v] : v;
+	}
+	Type *rt = NEWN(f->arena, Type, op->nres > 0 ? op->nres : 1);
+	for (int i = 0; i < op->nres; i++)
+		rt[i] = vtype(f, op->res[i]);
+	Op *c = ir_new_op(f, op->code, o, op->nopnds, rt, op->nres, op->loc);
+	c->iattr[0] = op->iattr[0];
+	c->iattr[1] = op->iattr[1];
+	c->fattr = op->fattr;
+	for (int i = 0; i < op->nres; i++)
+		clone_val(f, op->res[i], c->res[i], map, nmap);
+	c->nblocks = op->nblocks;
+	for (int k = 0; k < op->nblocks; k++) {
+		const Block *b = op->blocks[k];
+		if (!b)
+			continue;
+		Type *at = NEWN(f->arena, Type, b->nargs > 0 ? b->nargs : 1);
+		for (int i = 0; i < b->nargs; i++)
+			at[i] = vtype(f, b->args[i]);
+		Block *nb = ir_new_block(f, b->nargs, at);
+		for (int i = 0; i < b->nargs; i++)
+			clone_val(f, b->args[i], nb->args[i], map, nmap);
+		for (const Op *x = b->first; x; x = x->next)
+			ir_append(nb, ir_clone(f, x, map, nmap));
+		c->blocks[k] = nb;
+		nb->parent = c;
+	}
+	return c;
+}
+
 bool ir_op_has_side_effect(const Op *op)
 {
 	if (op_has(op->code, F_SIDE))

@@ -211,6 +211,12 @@ bool ir_has_side_effect(Block *b);
 bool ir_op_has_side_effect(const Op *op);
 /* v is the constant 0 (+0.0 for floats), as a scalar or a splat of one. */
 bool ir_is_zero(Func *f, ValId v);
+/*
+ * A copy of op, its blocks cloned whole: operands v < nmap with map[v] set
+ * read map[v]; every result and block argument of the copy is new, and
+ * map[] (nmap entries) records it against the original.  Not placed.
+ */
+Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap);
 /* Every op of one opcode, in program order (an arena array of *n ops), so a
  * pass can rewrite them without walking a block it is changing. */
 Op **ir_collect(Func *f, Opcode code, int *n);

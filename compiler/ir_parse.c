@@ -284,6 +284,8 @@ static void for_head(Parser *p, OpText *o)
 	add_opnd(p, o);
 	expect(p, "step");
 	add_opnd(p, o);
+	if (same_line(p) && accept(p, "tail"))
+		o->iattr[0] = 1;
 	if (!same_line(p) || !accept(p, "iter"))
 		return;
 	expect(p, "(");

@@ -2,7 +2,8 @@
  * pipeline.c: compile_kernel(), the whole compiler read top to bottom.
  *
  *   source -> tokens -> AST -> lower (checks, constexprs bound) -> IR
- *     -> fold -> canon -> cse -> dce -> prefetch -> dce      (target-independent)
+ *     -> fold -> canon -> cse -> dce -> tail
+ *     -> canon -> fold -> canon -> cse -> dce -> prefetch -> dce   (target-independent)
  *     -> specialize [-> fold -> canon -> cse -> dce]          (launch hints)
  *     -> axis -> layout -> fuse -> dce -> pipeline -> axis -> dce -> smem   (GPU)
  *     -> LLVM IR -> PTX
@@ -158,6 +159,11 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 	c->ms_front = (t1 - t0) * 1e3;
 
 	if (o->opt) {
+		simplify(c, o);
+		run(c, o, "tail", pass_tail);
+		/* the masks it made true: canon makes their reshapes splats and
+		 * drops them from loads, then fold takes the selects of them */
+		run(c, o, "canon", pass_canon);
 		simplify(c, o);
 		run(c, o, "prefetch", pass_prefetch);
 		run(c, o, "dce", pass_dce);

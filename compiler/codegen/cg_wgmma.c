@@ -188,18 +188,24 @@ static void wait_through(Cg *c, LLVMValueRef *regs, int n, bool i32, int pending
  * accumulators $0..$nr-1: one asm, so the accumulators pass through LLVM
  * once per dot, not once per step.  Step s's operands follow the
  * accumulators: A's descriptor, or (a_regs) its four b32 words, then B's
- * descriptor; after the last step, scale-d (D += A B if nonzero), which
- * wgmma takes as a predicate.  A from registers has no trans-a; the int8
- * instruction has no scale or trans immediates at all (both K-major).
+ * descriptor; after the last step, a b32 1 that sets the predicate p,
+ * wgmma's scale-d (D = A B + D).  Where the accumulator is zero (`zero`),
+ * the first step takes the false predicate z instead (D = A B), so the
+ * accumulators need no zeros moved into them.  A from registers has no
+ * trans-a; the int8 instruction has no scale or trans immediates at all
+ * (both K-major).
  */
-static const char *mma_text(Cg *c, int n, ElemKind e, bool a_regs, bool mn_major, int steps)
+static const char *mma_text(Cg *c, int n, ElemKind e, bool a_regs, bool mn_major, int steps, bool zero)
 {
 	StrBuf b = {0};
 	const char *t = e == TY_BF16 ? "bf16" : "f16";
-	int nr = n / 2, per = a_regs ? 5 : 2;
-	sb_printf(&b, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;", nr + per * steps);
+	int nr = n / 2, per = a_regs ? 5 : 2, one = nr + per * steps;
+	sb_printf(&b, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;", one);
+	if (zero)
+		sb_printf(&b, "\n.reg .pred z;\nsetp.eq.b32 z, $%d, 0;", one);
 	for (int st = 0; st < steps; st++) {
 		int o = nr + per * st;
+		const char *p = zero && st == 0 ? "z" : "p";
 		if (e == TY_I8)
 			sb_printf(&b, "\nwgmma.mma_async.sync.aligned.m64n%dk32.s32.s8.s8 {", n);
 		else
@@ -207,12 +213,12 @@ static const char *mma_text(Cg *c, int n, ElemKind e, bool a_regs, bool mn_major
 		for (int i = 0; i < nr; i++)
 			sb_printf(&b, "%s$%d", i ? ", " : "", i);
 		if (e == TY_I8)
-			sb_printf(&b, "}, $%d, $%d, p;", o, o + 1);
+			sb_printf(&b, "}, $%d, $%d, %s;", o, o + 1, p);
 		else if (a_regs)
-			sb_printf(&b, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;", o, o + 1, o + 2, o + 3, o + 4,
+			sb_printf(&b, "}, {$%d, $%d, $%d, $%d}, $%d, %s, 1, 1, %d;", o, o + 1, o + 2, o + 3, o + 4, p,
 			          mn_major ? 1 : 0);
 		else
-			sb_printf(&b, "}, $%d, $%d, p, 1, 1, 0, %d;", o, o + 1, mn_major ? 1 : 0);
+			sb_printf(&b, "}, $%d, $%d, %s, 1, 1, 0, %d;", o, o + 1, p, mn_major ? 1 : 0);
 	}
 	sb_puts(&b, "\n}");
 	char *s = arena_strdup(c->f->arena, b.s);
@@ -270,7 +276,8 @@ void cg_wgmma(Cg *c, Op *op)
 	LLVMTypeRef vt = LLVMVoidTypeInContext(c->ctx), st = acc_struct(c, nr, i8);
 	cg_asm(c, "wgmma.fence.sync.aligned;", "~{memory}", vt, NULL, 0, true);
 	int steps = K * elem_bytes(e) / 32, per = a_regs ? 5 : 2, nin = per * steps + 1;
-	const char *text = mma_text(c, N, e, a_regs, sb.mn_major, steps);
+	bool zero = ir_is_zero(f, acc);
+	const char *text = mma_text(c, N, e, a_regs, sb.mn_major, steps, zero);
 	StrBuf in = {0};
 	for (int s = 0; s < steps; s++)
 		sb_puts(&in, a_regs ? ",r,r,r,r,l" : ",l,l");
@@ -289,7 +296,7 @@ void cg_wgmma(Cg *c, Op *op)
 		}
 		args[nin - 1] = cg_i32c(c, 1);
 		for (int j = 0; j < nr; j++)
-			args[nin + j] = out[map[mb * nr + j]];
+			args[nin + j] = zero ? LLVMGetUndef(LLVMTypeOf(out[map[mb * nr + j]])) : out[map[mb * nr + j]];
 		LLVMValueRef r = cg_asm(c, text, cons, st, args, nin + nr, true);
 		LLVMValueRef *d = NEWN(f->arena, LLVMValueRef, nr);
 		unpack(c, r, d, nr);

@@ -12,7 +12,10 @@
  *   - neg(neg x), not(not x), and casts to the operand's own type are x;
  *   - cmp x, x on integers is a constant;
  *   - broadcast, expand_dims and trans of a splat are one splat of the
- *     result type (so expand_dims + broadcast of a splat is a splat).
+ *     result type (so expand_dims + broadcast of a splat is a splat);
+ *   - x & ~0 is x for integers (x & true for masks);
+ *   - a load, store or atomic_add whose mask is all true has no mask (and
+ *     a load no `other`).
  * Constant operands are a scalar const or a splat of one (fold.c folds
  * ops whose operands are all constants).  Ops made dead are left to DCE.
  * It is meant to run before the layout pass; after it, a value is only
@@ -51,6 +54,27 @@ static bool is_const(Func *f, ValId v, double x)
 static bool is_int(Func *f, ValId v)
 {
 	return elem_is_int(vtype(f, v).elem);
+}
+
+/* Is v an integer constant with every bit of its width set (true, for i1)? */
+static bool all_ones(Func *f, ValId v)
+{
+	Op *c = const_op(f, v);
+	int bits = elem_bits(vtype(f, v).elem);
+	if (!c || !is_int(f, v) || bits > 64)
+		return false;
+	uint64_t m = bits == 64 ? ~0ull : (1ull << bits) - 1;
+	return ((uint64_t)c->iattr[0] & m) == m;
+}
+
+/* load p, true[, other] -> load p; store p, x, true -> store p, x (atomic_add the same). */
+static bool drop_true_mask(Func *f, Op *op)
+{
+	int at = op->code == OP_LOAD ? 1 : op->code == OP_STORE || op->code == OP_ATOMIC_ADD ? 2 : -1;
+	if (at < 0 || op->nopnds <= at || !all_ones(f, op->opnds[at]))
+		return false;
+	op->nopnds = at;
+	return true;
 }
 
 static void swap(Op *op)
@@ -94,7 +118,7 @@ static ValId identity(Func *f, Op *op)
 	case OP_SHL:
 	case OP_SHR: return in && is_const(f, b, 0) ? a : 0;
 	case OP_OR: return a == b || (in && is_const(f, b, 0)) ? a : 0;
-	case OP_AND:
+	case OP_AND: return a == b || (in && all_ones(f, b)) ? a : 0;
 	case OP_MAX:
 	case OP_MIN: return a == b ? a : 0;
 	case OP_SELECT: return op->opnds[1] == op->opnds[2] ? op->opnds[1] : 0;
@@ -158,6 +182,7 @@ static void canon_op(Func *f, Op *op, void *ctx)
 	Canon *c = ctx;
 	int64_t k;
 	fw_opnds(&c->fw, op);
+	c->changed |= drop_true_mask(f, op);
 	if (op->nres != 1 || op->nblocks || !op_has(op->code, F_PURE))
 		return;
 	c->changed |= reorder(f, op);
