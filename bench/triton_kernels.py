@@ -290,9 +290,37 @@ def linear_i8(y, x, w, sx, sw, bias, config):
 
 
 @triton.jit
+def _attention_block(acc, l_i, m_i, q, k_ptr, v_ptr, off, j, rm, rn, rd, n_ctx, qk_scale, stride_t,
+                     MASK: tl.constexpr):
+    """One key block of the online softmax: MASK 0 none, 1 keys past n_ctx, 2 causal (keys past the query)."""
+    cols = j + rn
+    if MASK != 0:
+        kt = tl.load(k_ptr + off + cols[None, :] * stride_t + rd[:, None], mask=cols[None, :] < n_ctx, other=0.)
+        v = tl.load(v_ptr + off + cols[:, None] * stride_t + rd[None, :], mask=cols[:, None] < n_ctx, other=0.)
+    else:
+        kt = tl.load(k_ptr + off + cols[None, :] * stride_t + rd[:, None])
+        v = tl.load(v_ptr + off + cols[:, None] * stride_t + rd[None, :])
+    s = tl.dot(q, kt)
+    if MASK == 1:
+        s = tl.where(cols[None, :] < n_ctx, s, float("-inf"))
+    elif MASK == 2:
+        s = tl.where(cols[None, :] <= rm[:, None], s, float("-inf"))
+    m_new = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
+    p = tl.math.exp2(s * qk_scale - m_new[:, None])
+    alpha = tl.math.exp2(m_i - m_new)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+    return acc, l_i, m_new
+
+
+@triton.jit
 def attention_kernel(o_ptr, q_ptr, k_ptr, v_ptr, n_ctx, qk_scale, stride_h, stride_t,
-                     BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
-    """O = softmax(Q K^T * scale) V for one (batch, head) and BM query rows; qk_scale is scale * log2(e)."""
+                     BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr, VARIANT: tl.constexpr):
+    """O = softmax(Q K^T * scale) V for one (batch, head) and BM query rows; qk_scale is scale * log2(e).
+    VARIANT 0: one loop, every key block masked (dsl_examples/attention.tile's source); 1: the full key
+    blocks unmasked, then the partial one masked (written by hand, as 06-fused-attention does for causal
+    stages); 2: causal, the blocks left of the diagonal unmasked, then the diagonal ones
+    (dsl_examples/attention_causal.tile)."""
     start = tl.program_id(0) * BM
     off = tl.program_id(1).to(tl.int64) * stride_h
     rm = start + tl.arange(0, BM)
@@ -302,28 +330,38 @@ def attention_kernel(o_ptr, q_ptr, k_ptr, v_ptr, n_ctx, qk_scale, stride_h, stri
     m_i = tl.full([BM], float("-inf"), tl.float32)
     l_i = tl.zeros([BM], tl.float32)
     acc = tl.zeros([BM, D], tl.float32)
-    for j in range(0, n_ctx, BN):
-        cols = j + rn
-        kt = tl.load(k_ptr + off + cols[None, :] * stride_t + rd[:, None], mask=cols[None, :] < n_ctx, other=0.)
-        v = tl.load(v_ptr + off + cols[:, None] * stride_t + rd[None, :], mask=cols[:, None] < n_ctx, other=0.)
-        s = tl.where(cols[None, :] < n_ctx, tl.dot(q, kt) * qk_scale, float("-inf"))
-        m_new = tl.maximum(m_i, tl.max(s, 1))
-        p = tl.math.exp2(s - m_new[:, None])
-        alpha = tl.math.exp2(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
-        m_i = m_new
+    if VARIANT == 0:
+        for j in range(0, n_ctx, BN):
+            acc, l_i, m_i = _attention_block(acc, l_i, m_i, q, k_ptr, v_ptr, off, j, rm, rn, rd, n_ctx,
+                                             qk_scale, stride_t, 1)
+    elif VARIANT == 1:
+        n_full = n_ctx // BN * BN
+        for j in range(0, n_full, BN):
+            acc, l_i, m_i = _attention_block(acc, l_i, m_i, q, k_ptr, v_ptr, off, j, rm, rn, rd, n_ctx,
+                                             qk_scale, stride_t, 0)
+        for j in range(n_full, n_ctx, BN):
+            acc, l_i, m_i = _attention_block(acc, l_i, m_i, q, k_ptr, v_ptr, off, j, rm, rn, rd, n_ctx,
+                                             qk_scale, stride_t, 1)
+    else:
+        diag = start // BN * BN
+        for j in range(0, diag, BN):
+            acc, l_i, m_i = _attention_block(acc, l_i, m_i, q, k_ptr, v_ptr, off, j, rm, rn, rd, n_ctx,
+                                             qk_scale, stride_t, 0)
+        for j in range(diag, tl.minimum(start + BM, n_ctx), BN):
+            acc, l_i, m_i = _attention_block(acc, l_i, m_i, q, k_ptr, v_ptr, off, j, rm, rn, rd, n_ctx,
+                                             qk_scale, stride_t, 2)
     out = acc / l_i[:, None]
     tl.store(o_ptr + off + rm[:, None] * stride_t + rd[None, :], out.to(tl.float16), mask=rm[:, None] < n_ctx)
 
 
-def attention(o, q, k, v, scale, config):
+def attention(o, q, k, v, scale, config, variant=0):
     """o = softmax(q k^T * scale) v over [bh, n, d] f16 tensors (contiguous) with one config (BM, BN, warps,
-    stages)."""
+    stages); variant as attention_kernel's VARIANT (2: causal)."""
     bh, n, d = q.shape
     bm, bn, warps, stages = config
     attention_kernel[(triton.cdiv(n, bm), bh)](o, q, k, v, n, scale * 1.4426950408889634, n * d, d,
-                                               BM=bm, BN=bn, D=d, num_warps=warps, num_stages=stages)
+                                               BM=bm, BN=bn, D=d, VARIANT=variant, num_warps=warps,
+                                               num_stages=stages)
 
 
 @triton.jit

@@ -777,13 +777,15 @@ static void case_matmul_nt(int M, int N, int K, int bm, int bn, int bk, int warp
 	free(a), free(w), free(cm), free(want);
 }
 
-/* attention.tile: softmax(Q K^T / sqrt(D)) V per (batch * head), grid (cdiv(n, BM), bh). */
-static void case_attention(int bh, int n, int D, int bm, int bn, int warps)
+/* attention.tile (causal: attention_causal.tile, key j <= query i only): softmax(Q K^T / sqrt(D)) V per
+ * (batch * head), grid (cdiv(n, BM), bh). */
+static void case_attention(int bh, int n, int D, int bm, int bn, int warps, bool causal)
 {
-	if (!want("attention"))
+	const char *name = causal ? "attention_causal" : "attention";
+	if (!want(name))
 		return;
 	Case c;
-	start(&c, "attention bh=%d n=%d D=%d BM=%d BN=%d warps=%d", bh, n, D, bm, bn, warps);
+	start(&c, "%s bh=%d n=%d D=%d BM=%d BN=%d warps=%d", name, bh, n, D, bm, bn, warps);
 	size_t len = (size_t)bh * n * D;
 	uint16_t *q = xmalloc(2 * len), *k = xmalloc(2 * len), *v = xmalloc(2 * len), *o = xmalloc(2 * len);
 	double *want = xmalloc(8 * len), *s = xmalloc(8 * (size_t)n);
@@ -794,25 +796,27 @@ static void case_attention(int bh, int n, int D, int bm, int bn, int warps)
 	for (int h = 0; h < bh; h++)
 		for (int i = 0; i < n; i++) {
 			size_t base = (size_t)h * n * D;
+			int nk = causal ? i + 1 : n;
 			double m = -INFINITY, l = 0;
-			for (int j = 0; j < n; j++) {
+			for (int j = 0; j < nk; j++) {
 				double x = 0;
 				for (int d = 0; d < D; d++)
 					x += (double)half_to_f32(q[base + (size_t)i * D + d]) * half_to_f32(k[base + (size_t)j * D + d]);
 				s[j] = x * scale;
 				m = s[j] > m ? s[j] : m;
 			}
-			for (int j = 0; j < n; j++)
+			for (int j = 0; j < nk; j++)
 				l += s[j] = exp(s[j] - m);
 			for (int d = 0; d < D; d++) {
 				double acc = 0;
-				for (int j = 0; j < n; j++)
+				for (int j = 0; j < nk; j++)
 					acc += s[j] * half_to_f32(v[base + (size_t)j * D + d]);
 				want[base + (size_t)i * D + d] = acc / l;
 			}
 		}
 	Buf bufs[] = {{o, 2 * len, OUT}, {q, 2 * len, IN}, {k, 2 * len, IN}, {v, 2 * len, IN}};
-	Launch l = {.file = "attention.tile", .kernel = "attention", .defs = {{"BM", bm}, {"BN", bn}, {"D", D}},
+	Launch l = {.file = causal ? "attention_causal.tile" : "attention.tile", .kernel = name,
+	            .defs = {{"BM", bm}, {"BN", bn}, {"D", D}},
 	            .ndefs = 3, .num_warps = warps, .grid = (unsigned)((n + bm - 1) / bm), .grid_y = (unsigned)bh,
 	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), AI32(n), AF32(scale), AI32(n * D), AI32(D)},
 	            .nargs = 8, .bufs = bufs, .nbufs = 4};
@@ -1329,9 +1333,12 @@ static void run_all(void)
 	case_matmul_s("matmul", 128, 128, 4096, false, 128, 128, 128, 4, 3);
 	case_matmul_nt(256, 256, 208, 128, 128, 64, 8, 4);
 	case_matmul_nt(128, 192, 96, 64, 64, 16, 4, 5);
-	case_attention(2, 100, 64, 64, 64, 4);
-	case_attention(3, 256, 64, 128, 64, 8);
-	case_attention(1, 77, 32, 64, 32, 4);
+	case_attention(2, 100, 64, 64, 64, 4, false);
+	case_attention(3, 256, 64, 128, 64, 8, false);
+	case_attention(1, 77, 32, 64, 32, 4, false);
+	case_attention(2, 300, 64, 128, 64, 8, true);
+	case_attention(3, 256, 64, 64, 64, 4, true);
+	case_attention(1, 77, 32, 32, 64, 2, true);
 	case_matmul_f32(100, 70, 50, 0);
 	case_matmul_f32(128, 64, 64, 1);
 	case_matmul_i8(100, 70, 200);
