@@ -56,6 +56,7 @@ EXAMPLES = [
     ("linear.tile", "linear", ["--hints", HM]),
     ("matmul_nt.tile", "matmul_nt", ["-D", "BN=16", "--hints", "K=16"]),
     ("attention.tile", "attention", ["-D", "BM=128", "--num-warps", "8", "--hints", "n_ctx=16,stride_h=16,stride_t=16"]),
+    ("attention_causal.tile", "attention_causal", ["--hints", "n_ctx=16,stride_h=16,stride_t=16"]),
     ("matmul_f32.tile", "matmul_f32", ["-D", "TF32=1"]),
     ("matmul_f32.tile", "matmul_f32", []),
     ("batched_matmul.tile", "batched_matmul", []),
