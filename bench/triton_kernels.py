@@ -321,7 +321,10 @@ def attention_kernel(o_ptr, q_ptr, k_ptr, v_ptr, n_ctx, qk_scale, stride_h, stri
     blocks unmasked, then the partial one masked (written by hand, as 06-fused-attention does for causal
     stages); 2: causal, the blocks left of the diagonal unmasked, then the diagonal ones
     (dsl_examples/attention_causal.tile)."""
-    start = tl.program_id(0) * BM
+    if VARIANT == 2:  # the programs with the most keys first, as attention_causal.tile
+        start = (tl.num_programs(0) - 1 - tl.program_id(0)) * BM
+    else:
+        start = tl.program_id(0) * BM
     off = tl.program_id(1).to(tl.int64) * stride_h
     rm = start + tl.arange(0, BM)
     rn = tl.arange(0, BN)

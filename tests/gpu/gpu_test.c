@@ -156,8 +156,8 @@ static void compare(Case *c, const char *what, const void *got, Dtype t, const d
                     size_t n, double rtol, double atol)
 {
 	for (size_t i = 0; i < n; i++) {
-		double g = value_at(got, t, i), tol = atol + rtol * fabs(want[i]);
-		double e = fabs(g - want[i]) / tol;
+		double g = value_at(got, t, i), tol = atol + rtol * fabs(want[i]), d = fabs(g - want[i]);
+		double e = d == 0 ? 0 : d / tol; /* exact is right even where the tolerance is 0 (want 0, atol 0) */
 		if (!(e <= 1.0)) {
 			fail(c, "%s[%zu] = %.9g, want %.9g (tolerance %.3g)", what, i, g, want[i], tol);
 			return;
