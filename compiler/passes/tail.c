@@ -116,7 +116,8 @@ static void scan(Tail *t, Block *b)
 			if (t->ncmps == t->cap) {
 				t->cap = t->cap ? 2 * t->cap : 8;
 				Op **n = NEWN(f->arena, Op *, t->cap);
-				memcpy(n, t->cmps, sizeof(Op *) * (size_t)t->ncmps);
+				if (t->ncmps)
+					memcpy(n, t->cmps, sizeof(Op *) * (size_t)t->ncmps);
 				t->cmps = n;
 			}
 			t->cmps[t->ncmps++] = op;
