@@ -214,7 +214,9 @@ bool ir_is_zero(Func *f, ValId v);
 /*
  * A copy of op, its blocks cloned whole: operands v < nmap with map[v] set
  * read map[v]; every result and block argument of the copy is new, and
- * map[] (nmap entries) records it against the original.  Not placed.
+ * map[] (nmap entries) records it against the original.  Not placed.  The
+ * copy keeps names and layouts, not the axis facts or shared-memory
+ * offsets: for use before the axis and smem passes.
  */
 Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap);
 /* Every op of one opcode, in program order (an arena array of *n ops), so a

@@ -20,9 +20,11 @@
  *
  * The compare may be written either way round (j + arange < hi, or hi >
  * j + arange) and reshaped on both sides (expand_dims, broadcast, splat);
- * hi must be the loop's own bound.  Loops nested in the body are cloned
- * with it.  The second loop is marked `tail` (at most one iteration), and
- * a tail loop is not split again.
+ * hi must be the loop's own bound, the loop's variable an i32 (hm is
+ * computed in i64: hi - lo may not fit), a >= 0.  Loops nested in the body
+ * are cloned with it.  The second loop is marked `tail` (at most one
+ * iteration); a tail loop is not split again, nor a loop with one inside
+ * (a nest of split loops would copy the innermost body 2^depth times).
  */
 #include "ir.h"
 #include "compile.h"
@@ -44,7 +46,9 @@ static Op *def_of(Func *f, ValId v, Opcode code)
 	return d && d->code == code ? d : NULL;
 }
 
-/* Is x = splat(iv) + arange(a, b) (either order) with b <= step? */
+/* Is x = splat(iv) + arange(a, b) (either order) with 0 <= a, b <= step?
+ * Then iv + a .. iv + b - 1 lie in [iv, iv + step): no i32 wraps where
+ * iv + step <= hi. */
 static bool block_index(Func *f, ValId x, ValId iv, int64_t step)
 {
 	Op *add = def_of(f, x, OP_ADD);
@@ -53,7 +57,7 @@ static bool block_index(Func *f, ValId x, ValId iv, int64_t step)
 	for (int i = 0; i < 2; i++) {
 		Op *s = def_of(f, add->opnds[i], OP_SPLAT);
 		Op *r = def_of(f, add->opnds[1 - i], OP_ARANGE);
-		if (s && r && s->opnds[0] == iv && r->iattr[1] <= step)
+		if (s && r && s->opnds[0] == iv && r->iattr[0] >= 0 && r->iattr[1] <= step)
 			return true;
 	}
 	return false;
@@ -129,6 +133,19 @@ static void scan(Tail *t, Block *b)
 	}
 }
 
+/* A `tail` loop anywhere in b: splitting around it would copy it again. */
+static bool has_tail(Block *b)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		if (op->code == OP_FOR && op->iattr[0])
+			return true;
+		for (int k = 0; k < op->nblocks; k++)
+			if (op->blocks[k] && has_tail(op->blocks[k]))
+				return true;
+	}
+	return false;
+}
+
 static bool const_int(Func *f, ValId v, int64_t *x)
 {
 	Op *d = def_of(f, v, OP_CONST);
@@ -150,12 +167,18 @@ static ValId op2(Builder *b, Opcode code, ValId x, ValId y)
 	return b_op1(b, code, vtype(b->f, x), o, 2);
 }
 
+static ValId cast_to(Builder *b, ElemKind e, ValId x)
+{
+	return b_op1(b, OP_CAST, type_scalar(e), &x, 1);
+}
+
 static void split(Func *f, Op *loop)
 {
 	Block *body = loop->blocks[0];
 	ValId lo = loop->opnds[0], hi = loop->opnds[1];
 	int64_t step, clo, chi;
-	if (loop->iattr[0] || !const_int(f, loop->opnds[2], &step) || step <= 0)
+	if (loop->iattr[0] || vtype(f, lo).elem != TY_I32 || !const_int(f, loop->opnds[2], &step) || step <= 0 ||
+	    has_tail(body))
 		return;
 	int nmap = f->nvals;
 	Tail t = {.f = f, .iv = body->args[0], .hi = hi, .step = step};
@@ -173,9 +196,10 @@ static void split(Func *f, Op *loop)
 			ir_replace_uses(f, t.cmps[i]->res[0], yes[i]);
 		return;
 	}
-	ValId n = op2(&b, OP_SUB, hi, lo);
-	ValId s = loop->opnds[2];
-	ValId hm = op2(&b, OP_ADD, lo, op2(&b, OP_MUL, op2(&b, OP_DIV, n, s), s));
+	/* in i64, where hi - lo cannot wrap; hm lies between lo and hi, so it fits in i32 */
+	ValId lo64 = cast_to(&b, TY_I64, lo), s64 = b_const_int(&b, TY_I64, step);
+	ValId n = op2(&b, OP_SUB, cast_to(&b, TY_I64, hi), lo64);
+	ValId hm = cast_to(&b, TY_I32, op2(&b, OP_ADD, lo64, op2(&b, OP_MUL, op2(&b, OP_DIV, n, s64), s64)));
 	ValId *map = NEWN(f->arena, ValId, nmap);
 	Op *full = ir_clone(f, loop, map, nmap);
 	full->opnds[1] = hm;
