@@ -1,7 +1,7 @@
 /*
  * tail.c: a loop over blocks runs its full blocks without their bounds mask.
  *
- *     for j = lo to hi step S { ... c = (j + arange(a, b)) < hi ... }      b <= S
+ *     for j = lo to hi step S { ... c = (j + arange(a, b)) < hi ... }      0 <= a, b <= S
  *
  * In every iteration but a last, partial one (j + S <= hi), each such
  * compare c is all true.  Where one of them does more than mask memory (a
