@@ -467,6 +467,12 @@ ValId b_op1(Builder *b, Opcode code, Type rt, const ValId *opnds, int nopnds)
 	return op->res[0];
 }
 
+ValId b_op2(Builder *b, Opcode code, Type rt, ValId x, ValId y)
+{
+	ValId o[2] = {x, y};
+	return b_op1(b, code, rt, o, 2);
+}
+
 /* Integer constants are kept sign-extended from their width (i1: 0 or 1). */
 ValId b_const_int(Builder *b, ElemKind e, int64_t v)
 {

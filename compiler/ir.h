@@ -198,6 +198,7 @@ typedef struct Builder {
 	Loc loc;
 } Builder;
 ValId b_op1(Builder *b, Opcode code, Type rt, const ValId *opnds, int nopnds); /* single-result op */
+ValId b_op2(Builder *b, Opcode code, Type rt, ValId x, ValId y);               /* b_op1 of two operands */
 ValId b_const_int(Builder *b, ElemKind e, int64_t v);
 ValId b_const_float(Builder *b, ElemKind e, double v);
 

@@ -241,15 +241,9 @@ static void start_round(Pipe *p, ValId iv, const ValId *cur)
 			p->map[p->body->args[j]] = cur[j];
 }
 
-static ValId op1(Builder *b, Opcode code, Type t, ValId x, ValId y)
-{
-	ValId o[2] = {x, y};
-	return b_op1(b, code, t, o, 2);
-}
-
 static ValId cmp(Builder *b, CmpPred pred, ValId x, ValId y)
 {
-	ValId r = op1(b, OP_CMP, type_scalar(TY_I1), x, y);
+	ValId r = b_op2(b, OP_CMP, type_scalar(TY_I1), x, y);
 	val(b->f, r)->def->iattr[0] = pred;
 	return r;
 }
@@ -265,7 +259,7 @@ static void issue_copies(Pipe *p, Builder *b, ValId slot, ValId ok)
 		ValId mask = b_op1(b, OP_SPLAT, mt, &ok, 1);
 		val(f, mask)->layout = val(f, ptr)->layout;
 		if (ld->nopnds > 1) {
-			mask = op1(b, OP_AND, mt, mapped(p, ld->opnds[1]), mask);
+			mask = b_op2(b, OP_AND, mt, mapped(p, ld->opnds[1]), mask);
 			val(f, mask)->layout = val(f, ptr)->layout;
 		}
 		ValId o[4] = {p->loads[i].ring, slot, ptr, mask};
@@ -308,8 +302,8 @@ static void prologue(Pipe *p, int nslots, int dist, ValId *cur)
 	for (int j = 1; j < p->body->nargs; j++)
 		cur[j] = loop->opnds[2 + j];
 	for (int s = 0; s < dist; s++) {
-		ValId iv = s == 0 ? lo : op1(&b, OP_ADD, vtype(f, lo), lo,
-		                             op1(&b, OP_MUL, vtype(f, lo), b_const_int(&b, ie, s), step));
+		ValId iv = s == 0 ? lo : b_op2(&b, OP_ADD, vtype(f, lo), lo,
+		                             b_op2(&b, OP_MUL, vtype(f, lo), b_const_int(&b, ie, s), step));
 		start_round(p, iv, cur);
 		clone_round(p, &b);
 		issue_copies(p, &b, b_const_int(&b, TY_I32, s), cmp(&b, CMP_LT, iv, hi));
@@ -351,7 +345,7 @@ static ValId add_iter(Func *f, Op *loop, ValId init)
 static ValId bump(Builder *b, ValId x, int S)
 {
 	Type t = type_scalar(TY_I32);
-	ValId x1 = op1(b, OP_ADD, t, x, b_const_int(b, TY_I32, 1));
+	ValId x1 = b_op2(b, OP_ADD, t, x, b_const_int(b, TY_I32, 1));
 	ValId o[3] = {cmp(b, CMP_EQ, x1, b_const_int(b, TY_I32, S)), b_const_int(b, TY_I32, 0), x1};
 	return b_op1(b, OP_SELECT, t, o, 3);
 }
@@ -392,9 +386,8 @@ static void rewrite(Pipe *p, int nslots, int dist)
 	p->wait = val(f, wait_op(&b, dist - 1))->def;
 	for (int i = 0; i < p->nloads; i++) {
 		Op *cvt = p->loads[i].cvt;
-		ValId o[2] = {p->loads[i].ring, rd};
 		b.loc = cvt->loc;
-		ValId ll = b_op1(&b, OP_LOCAL_LOAD, vtype(f, cvt->res[0]), o, 2);
+		ValId ll = b_op2(&b, OP_LOCAL_LOAD, vtype(f, cvt->res[0]), p->loads[i].ring, rd);
 		val(f, ll)->def->iattr[1] = p->loads[i].trans ? LL_TRANS : 0;
 		val(f, ll)->layout = val(f, cvt->res[0])->layout;
 		val(f, ll)->name = val(f, cvt->res[0])->name;
@@ -403,8 +396,8 @@ static void rewrite(Pipe *p, int nslots, int dist)
 	}
 	b.loc = loop->loc;
 	ValId iv = p->body->args[0], lo = loop->opnds[0];
-	ValId shift = op1(&b, OP_MUL, vtype(f, lo), b_const_int(&b, vtype(f, lo).elem, dist), loop->opnds[2]);
-	ValId iva = op1(&b, OP_ADD, vtype(f, lo), iv, shift);
+	ValId shift = b_op2(&b, OP_MUL, vtype(f, lo), b_const_int(&b, vtype(f, lo).elem, dist), loop->opnds[2]);
+	ValId iva = b_op2(&b, OP_ADD, vtype(f, lo), iv, shift);
 	start_round(p, iva, ahead);
 	clone_round(p, &b);
 	issue_copies(p, &b, wr, cmp(&b, CMP_LT, iva, loop->opnds[1]));
@@ -429,8 +422,7 @@ static ValId slice_load(Builder *b, Op *ll, int opnd, ValId slot, int k0, int la
 	Func *f = b->f;
 	Type t = vtype(f, ll->res[0]);
 	t.shape[opnd == 0 ? 1 : 0] = 16;
-	ValId o[2] = {ll->opnds[0], slot};
-	ValId r = b_op1(b, OP_LOCAL_LOAD, t, o, 2);
+	ValId r = b_op2(b, OP_LOCAL_LOAD, t, ll->opnds[0], slot);
 	val(f, r)->def->iattr[0] = k0;
 	val(f, r)->def->iattr[1] = ll->iattr[1];
 	val(f, r)->layout = layout;

@@ -160,8 +160,7 @@ static void clone_slice(Func *f, Block *body, const Slice *s, ValId *map, int nm
 
 static ValId lt(Builder *b, ValId x, ValId y)
 {
-	ValId o[2] = {x, y};
-	ValId r = b_op1(b, OP_CMP, type_scalar(TY_I1), o, 2);
+	ValId r = b_op2(b, OP_CMP, type_scalar(TY_I1), x, y);
 	val(b->f, r)->def->iattr[0] = CMP_LT;
 	return r;
 }
@@ -229,8 +228,7 @@ static void make_guards(Func *f, Loop *l)
 	Builder b = {f, NULL, loop, loop->loc};
 	l->first_go = lt(&b, loop->opnds[0], loop->opnds[1]);
 	b.before = body->first;
-	ValId o[2] = {body->args[0], loop->opnds[2]};
-	l->next_iv = b_op1(&b, OP_ADD, vtype(f, o[0]), o, 2);
+	l->next_iv = b_op2(&b, OP_ADD, vtype(f, body->args[0]), body->args[0], loop->opnds[2]);
 	l->next_go = lt(&b, l->next_iv, loop->opnds[1]);
 }
 

@@ -29,8 +29,6 @@
 #include "ir.h"
 #include "compile.h"
 
-#include <string.h>
-
 /* v through broadcast, expand_dims and splat. */
 static ValId unshape(Func *f, ValId v)
 {
@@ -78,14 +76,16 @@ static bool bound_cmp(Func *f, Op *op, ValId iv, ValId hi, int64_t step)
 	return unshape(f, h) == hi && block_index(f, unshape(f, e), iv, step);
 }
 
+/* Tail.mask[v]: v is a qualifying compare, or derived from one by reshapes and logic. */
+enum { DERIVED = 1, BOUND = 2 };
+
 typedef struct Tail {
 	Func *f;
 	ValId iv, hi;
 	int64_t step;
-	Op **cmps;      /* the qualifying compares */
-	int ncmps, cap;
-	uint8_t *mask;  /* per ValId: derived from a qualifying compare by reshapes and logic */
-	bool costly;    /* such a value reaches more than a memory op's mask */
+	uint8_t *mask;  /* per ValId: 0, DERIVED or BOUND */
+	bool bound;     /* some compare is BOUND */
+	bool costly;    /* a BOUND or DERIVED value reaches more than a memory op's mask */
 } Tail;
 
 /* Ops that pass a mask on: the result is as all true as the operand. */
@@ -113,20 +113,11 @@ static void scan(Tail *t, Block *b)
 			free &= i == mask_operand(op->code);
 		}
 		if (uses && passes_mask(op->code))
-			t->mask[op->res[0]] = 1;
+			t->mask[op->res[0]] = DERIVED;
 		else if (uses && !free)
 			t->costly = true;
-		if (bound_cmp(f, op, t->iv, t->hi, t->step)) {
-			if (t->ncmps == t->cap) {
-				t->cap = t->cap ? 2 * t->cap : 8;
-				Op **n = NEWN(f->arena, Op *, t->cap);
-				if (t->ncmps)
-					memcpy(n, t->cmps, sizeof(Op *) * (size_t)t->ncmps);
-				t->cmps = n;
-			}
-			t->cmps[t->ncmps++] = op;
-			t->mask[op->res[0]] = 1;
-		}
+		if (bound_cmp(f, op, t->iv, t->hi, t->step))
+			t->mask[op->res[0]] = BOUND, t->bound = true;
 		for (int k = 0; k < op->nblocks; k++)
 			if (op->blocks[k])
 				scan(t, op->blocks[k]);
@@ -154,19 +145,6 @@ static bool const_int(Func *f, ValId v, int64_t *x)
 	return d && elem_is_int(vtype(f, v).elem);
 }
 
-/* The constant true in c's type, built by b. */
-static ValId all_true(Builder *b, Op *c)
-{
-	ValId t = b_const_int(b, TY_I1, 1);
-	return b_op1(b, OP_SPLAT, vtype(b->f, c->res[0]), &t, 1);
-}
-
-static ValId op2(Builder *b, Opcode code, ValId x, ValId y)
-{
-	ValId o[2] = {x, y};
-	return b_op1(b, code, vtype(b->f, x), o, 2);
-}
-
 static ValId cast_to(Builder *b, ElemKind e, ValId x)
 {
 	return b_op1(b, OP_CAST, type_scalar(e), &x, 1);
@@ -184,32 +162,36 @@ static void split(Func *f, Op *loop)
 	Tail t = {.f = f, .iv = body->args[0], .hi = hi, .step = step};
 	t.mask = NEWN(f->arena, uint8_t, nmap);
 	scan(&t, body);
-	if (!t.ncmps || !t.costly)
+	if (!t.bound || !t.costly)
 		return;
 
-	Builder b = {f, loop->parent, loop, loop->loc};
-	ValId *yes = NEWN(f->arena, ValId, t.ncmps);
-	for (int i = 0; i < t.ncmps; i++)
-		yes[i] = all_true(&b, t.cmps[i]);
-	if (const_int(f, lo, &clo) && const_int(f, hi, &chi) && (chi - clo) % step == 0) {
-		for (int i = 0; i < t.ncmps; i++)
-			ir_replace_uses(f, t.cmps[i]->res[0], yes[i]);
-		return;
+	/* the loop whose compares become true: this one, or its copy over the full blocks */
+	Op *at = loop;
+	ValId *map = NULL;
+	if (!const_int(f, lo, &clo) || !const_int(f, hi, &chi) || (chi - clo) % step) {
+		/* in i64, where hi - lo cannot wrap; hm lies between lo and hi, so it fits in i32 */
+		Builder b = {f, loop->parent, loop, loop->loc};
+		Type i64 = type_scalar(TY_I64);
+		ValId lo64 = cast_to(&b, TY_I64, lo), s64 = b_const_int(&b, TY_I64, step);
+		ValId n = b_op2(&b, OP_SUB, i64, cast_to(&b, TY_I64, hi), lo64);
+		ValId q = b_op2(&b, OP_MUL, i64, b_op2(&b, OP_DIV, i64, n, s64), s64);
+		ValId hm = cast_to(&b, TY_I32, b_op2(&b, OP_ADD, i64, lo64, q));
+		map = NEWN(f->arena, ValId, nmap);
+		at = ir_clone(f, loop, map, nmap);
+		at->opnds[1] = hm;
+		ir_insert_before(loop, at);
+		loop->opnds[0] = hm;
+		loop->iattr[0] = 1;
+		for (int i = 0; i < at->nres; i++)
+			loop->opnds[3 + i] = at->res[i];
 	}
-	/* in i64, where hi - lo cannot wrap; hm lies between lo and hi, so it fits in i32 */
-	ValId lo64 = cast_to(&b, TY_I64, lo), s64 = b_const_int(&b, TY_I64, step);
-	ValId n = op2(&b, OP_SUB, cast_to(&b, TY_I64, hi), lo64);
-	ValId hm = cast_to(&b, TY_I32, op2(&b, OP_ADD, lo64, op2(&b, OP_MUL, op2(&b, OP_DIV, n, s64), s64)));
-	ValId *map = NEWN(f->arena, ValId, nmap);
-	Op *full = ir_clone(f, loop, map, nmap);
-	full->opnds[1] = hm;
-	ir_insert_before(loop, full);
-	for (int i = 0; i < t.ncmps; i++)
-		ir_replace_uses(f, map[t.cmps[i]->res[0]], yes[i]);
-	loop->opnds[0] = hm;
-	loop->iattr[0] = 1;
-	for (int i = 0; i < full->nres; i++)
-		loop->opnds[3 + i] = full->res[i];
+	Builder b = {f, at->parent, at, at->loc};
+	for (ValId v = 1; v < nmap; v++) {
+		if (t.mask[v] != BOUND)
+			continue;
+		ValId yes = b_const_int(&b, TY_I1, 1);
+		ir_replace_uses(f, map ? map[v] : v, b_op1(&b, OP_SPLAT, vtype(f, v), &yes, 1));
+	}
 }
 
 void pass_tail(Func *f)

@@ -83,15 +83,6 @@ static const char *src =
 
 enum { B = 16 };
 
-/* small integers, so sums stay exact */
-static float *ints_f32(int n, int seed)
-{
-	float *x = malloc((size_t)(n > 0 ? n : 1) * 4);
-	for (int i = 0; i < n; i++)
-		x[i] = (float)((i * 7 + seed) % 13 - 6);
-	return x;
-}
-
 /* Runs `kernel` at opt 0 and 1 into out[0], out[1] (nout floats each, poisoned first). */
 static void run_both(const char *kernel, KArg *args, int nargs, float *out[2], int nout, int grid)
 {

@@ -112,6 +112,15 @@ static inline int cdiv(int a, int b)
 	return (a + b - 1) / b;
 }
 
+/* n small integers (-6 .. 6) as f32, so that sums of them stay exact; at least one element allocated. */
+static inline float *ints_f32(int n, int seed)
+{
+	float *x = malloc((size_t)(n > 0 ? n : 1) * 4);
+	for (int i = 0; i < n; i++)
+		x[i] = (float)((i * 7 + seed) % 13 - 6);
+	return x;
+}
+
 /* Checks n floats against a double reference; the label names the case. */
 static inline void check_f32(const char *label, const float *got, const double *want, size_t n, double rtol,
 			     double atol)

@@ -57,14 +57,6 @@ static const char *src =
 
 enum { B = 16, R = 8 };
 
-static float *ints_f32(int n, int seed)
-{
-	float *x = malloc((size_t)(n > 0 ? n : 1) * 4);
-	for (int i = 0; i < n; i++)
-		x[i] = (float)((i * 7 + seed) % 13 - 6);
-	return x;
-}
-
 /* Runs `kernel` at opt 0 and 1 into out[0], out[1] (nout floats each, poisoned first) and checks them. */
 static void run_check(const char *label, const char *kernel, KArg *args, int nargs, const double *want, int nout)
 {
