@@ -19,6 +19,8 @@ with Triton as its authors show it:
                key blocks with the online softmax in base 2, Q K^T and P V on
                tensor cores; one (batch, head) and BM query rows per program,
                as dsl_examples/attention.tile.
+  attention_bwd_*  dsl_examples/attention_backward.tile's delta, dK/dV and dQ
+               kernels, line for line (the same loops, masks and tile shapes).
 `prime` exists only to pay Triton's one-time process costs apart.
 The launchers take torch tensors and return nothing; outputs are preallocated
 by the caller so that allocation stays out of the timed region.
@@ -365,6 +367,94 @@ def attention(o, q, k, v, scale, config, variant=0):
     attention_kernel[(triton.cdiv(n, bm), bh)](o, q, k, v, n, scale * 1.4426950408889634, n * d, d,
                                                BM=bm, BN=bn, D=d, VARIANT=variant, num_warps=warps,
                                                num_stages=stages)
+
+
+@triton.jit
+def attention_bwd_pre_kernel(delta_ptr, o_ptr, do_ptr, n_ctx, stride_h, stride_t, BM: tl.constexpr,
+                             D: tl.constexpr):
+    """delta = rowsum(O * dO) in f32 (attention_backward.tile's attention_bwd_pre)."""
+    bh = tl.program_id(1)
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs = bh * stride_h + rm[:, None] * stride_t + tl.arange(0, D)[None, :]
+    o = tl.load(o_ptr + offs, mask=rm[:, None] < n_ctx, other=0.).to(tl.float32)
+    do = tl.load(do_ptr + offs, mask=rm[:, None] < n_ctx, other=0.).to(tl.float32)
+    tl.store(delta_ptr + bh * n_ctx + rm, tl.sum(o * do, 1), mask=rm < n_ctx)
+
+
+@triton.jit
+def attention_bwd_dkdv_kernel(dk_ptr, dv_ptr, q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, n_ctx, scale,
+                              stride_h, stride_t, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+    """dK, dV of BN keys, walking the queries (attention_backward.tile's attention_bwd_dkdv)."""
+    bh = tl.program_id(1)
+    rn = tl.program_id(0) * BN + tl.arange(0, BN)
+    rm = tl.arange(0, BM)
+    rd = tl.arange(0, D)
+    kv = bh * stride_h + rn[:, None] * stride_t + rd[None, :]
+    k = tl.load(k_ptr + kv, mask=rn[:, None] < n_ctx, other=0.)
+    v = tl.load(v_ptr + kv, mask=rn[:, None] < n_ctx, other=0.)
+    qk_scale = scale * 1.4426950408889634
+    dk = tl.zeros([BN, D], tl.float32)
+    dv = tl.zeros([BN, D], tl.float32)
+    for i in range(0, n_ctx, BM):
+        rows = i + rm
+        qo = bh * stride_h + rows[:, None] * stride_t + rd[None, :]
+        q = tl.load(q_ptr + qo, mask=rows[:, None] < n_ctx, other=0.)
+        do = tl.load(do_ptr + qo, mask=rows[:, None] < n_ctx, other=0.)
+        m = tl.load(lse_ptr + bh * n_ctx + rows, mask=rows < n_ctx, other=0.)
+        di = tl.load(delta_ptr + bh * n_ctx + rows, mask=rows < n_ctx, other=0.)
+        pt = tl.math.exp2(tl.dot(k, tl.trans(q)) * qk_scale - m[None, :])
+        dv = tl.dot(pt.to(tl.float16), do, dv)
+        dst = pt * (tl.dot(v, tl.trans(do)) - di[None, :])
+        dk = tl.dot(dst.to(tl.float16), q, dk)
+    tl.store(dv_ptr + kv, dv.to(tl.float16), mask=rn[:, None] < n_ctx)
+    tl.store(dk_ptr + kv, (dk * scale).to(tl.float16), mask=rn[:, None] < n_ctx)
+
+
+@triton.jit
+def attention_bwd_dq_kernel(dq_ptr, q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, n_ctx, scale, stride_h,
+                            stride_t, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+    """dQ of BM queries, walking the keys (attention_backward.tile's attention_bwd_dq)."""
+    bh = tl.program_id(1)
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    qo = bh * stride_h + rm[:, None] * stride_t + rd[None, :]
+    q = tl.load(q_ptr + qo, mask=rm[:, None] < n_ctx, other=0.)
+    do = tl.load(do_ptr + qo, mask=rm[:, None] < n_ctx, other=0.)
+    m = tl.load(lse_ptr + bh * n_ctx + rm, mask=rm < n_ctx, other=0.)
+    di = tl.load(delta_ptr + bh * n_ctx + rm, mask=rm < n_ctx, other=0.)
+    qk_scale = scale * 1.4426950408889634
+    dq = tl.zeros([BM, D], tl.float32)
+    for j in range(0, n_ctx, BN):
+        cols = j + rn
+        kv = bh * stride_h + cols[:, None] * stride_t + rd[None, :]
+        k = tl.load(k_ptr + kv, mask=cols[:, None] < n_ctx, other=0.)
+        v = tl.load(v_ptr + kv, mask=cols[:, None] < n_ctx, other=0.)
+        s = tl.where(cols[None, :] < n_ctx, tl.dot(q, tl.trans(k)), float("-inf"))
+        p = tl.math.exp2(s * qk_scale - m[:, None])
+        ds = p * (tl.dot(do, tl.trans(v)) - di[:, None])
+        dq = tl.dot(ds.to(tl.float16), k, dq)
+    tl.store(dq_ptr + qo, (dq * scale).to(tl.float16), mask=rm[:, None] < n_ctx)
+
+
+def attention_bwd_pre(delta, o, do, bm=128):
+    bh, n, d = o.shape
+    attention_bwd_pre_kernel[(triton.cdiv(n, bm), bh)](delta, o, do, n, n * d, d, BM=bm, D=d, num_warps=4)
+
+
+def attention_bwd_dkdv(dk, dv, q, k, v, do, lse, delta, scale, config):
+    """config (BM, BN, warps, stages); lse in base 2, as attention_backward.tile's forward stores it."""
+    bh, n, d = q.shape
+    bm, bn, warps, stages = config
+    attention_bwd_dkdv_kernel[(triton.cdiv(n, bn), bh)](dk, dv, q, k, v, do, lse, delta, n, scale, n * d, d,
+                                                        BM=bm, BN=bn, D=d, num_warps=warps, num_stages=stages)
+
+
+def attention_bwd_dq(dq, q, k, v, do, lse, delta, scale, config):
+    bh, n, d = q.shape
+    bm, bn, warps, stages = config
+    attention_bwd_dq_kernel[(triton.cdiv(n, bm), bh)](dq, q, k, v, do, lse, delta, n, scale, n * d, d,
+                                                      BM=bm, BN=bn, D=d, num_warps=warps, num_stages=stages)
 
 
 @triton.jit

@@ -19,8 +19,9 @@
 #   bench      python3 bench/bench.py (tilec vs Triton vs torch/cuBLAS, matmul
 #              last; about 40 s of matmul on an H100), then bench/linear_i8.py
 #              (the int8 linear layer vs Triton and cuBLAS int8) and
-#              bench/attention.py, plain and causal (vs Triton and torch SDPA;
-#              all into bench.log)
+#              bench/attention.py, plain and causal, and
+#              bench/attention_backward.py (vs Triton and torch SDPA; all into
+#              bench.log)
 # Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
 # bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
 # Prints a summary last.  Exit status 1 if any step failed.  The run stays
@@ -124,6 +125,8 @@ ptxas_all() {
 		attention.tile attention 8 BM=128 @sm_90a +n_ctx=16,stride_h=16,stride_t=16
 		attention_causal.tile attention_causal -
 		attention_causal.tile attention_causal - @sm_90a +n_ctx=16,stride_h=16,stride_t=16
+		attention_backward.tile attention_bwd_dkdv - @sm_90a +n_ctx=16,stride_h=16,stride_t=16
+		attention_backward.tile attention_bwd_dq - @sm_90a +n_ctx=16,stride_h=16,stride_t=16
 		matmul_nt.tile matmul_nt -
 		matmul_i8.tile matmul_i8 -
 		linear_i8.tile linear_i8 -
@@ -160,7 +163,7 @@ sanitize() {
 		--examples dsl_examples || return
 	echo "=== racecheck"
 	local only=softmax,softmax_backward,layernorm,mean,attention,attention_causal,matmul,matmul_relu,linear,matmul_nt
-	only+=,batched_matmul,matmul_f32,matmul_i8,linear_i8
+	only+=,attention_backward,batched_matmul,matmul_f32,matmul_i8,linear_i8
 	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
 		--examples dsl_examples --only "$only" || return
 	echo "=== racecheck, sm_90"
@@ -176,6 +179,7 @@ step bench 330 python3 bench/bench.py
 step bench 150 python3 bench/linear_i8.py 4096 4096 4096 3
 step bench 120 python3 bench/attention.py 32 4096 64 3
 step bench 100 python3 bench/attention.py 32 4096 64 3 causal
+step bench 120 python3 bench/attention_backward.py 32 4096 64 3
 
 summary+=("GPU: $gpu")
 summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")

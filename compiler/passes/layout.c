@@ -119,22 +119,26 @@ static void add_chained(LayoutPass *p, Op *dot)
 		p->chained[p->nchained++] = dot;
 }
 
-/* The dot v comes from through pure ops of block b, or NULL (at most *budget ops looked at). */
-static Op *dot_behind(Func *f, ValId v, Block *b, int *budget)
+/*
+ * Marks chained every dot v comes from through pure ops of block b (at most
+ * *budget ops looked at; attention's backward computes dS from two dots,
+ * P and dP, before the third); true if there is one.
+ */
+static bool dots_behind(LayoutPass *p, ValId v, Block *b, int *budget)
 {
-	Op *d = val(f, v)->def;
+	Op *d = val(p->f, v)->def;
 	if (!d || d->parent != b || --*budget < 0)
-		return NULL;
-	if (d->code == OP_DOT)
-		return d;
-	if (!op_has(d->code, F_PURE) || d->code == OP_LOAD || d->nblocks || d->nres != 1)
-		return NULL;
-	for (int i = 0; i < d->nopnds; i++) {
-		Op *x = dot_behind(f, d->opnds[i], b, budget);
-		if (x)
-			return x;
+		return false;
+	if (d->code == OP_DOT) {
+		add_chained(p, d);
+		return true;
 	}
-	return NULL;
+	if (!op_has(d->code, F_PURE) || d->code == OP_LOAD || d->nblocks || d->nres != 1)
+		return false;
+	bool any = false;
+	for (int i = 0; i < d->nopnds; i++)
+		any |= dots_behind(p, d->opnds[i], b, budget);
+	return any;
 }
 
 static void find_chains(LayoutPass *p, Block *b)
@@ -147,11 +151,8 @@ static void find_chains(LayoutPass *p, Block *b)
 			continue;
 		for (int k = 0; k < 2; k++) {
 			int budget = CHAIN_BUDGET;
-			Op *first = dot_behind(p->f, op->opnds[k], b, &budget);
-			if (first) {
-				add_chained(p, first);
+			if (dots_behind(p, op->opnds[k], b, &budget))
 				add_chained(p, op);
-			}
 		}
 	}
 }

@@ -45,9 +45,17 @@
 
 #include "compile.h"
 
+/*
+ * One use of a pipelined load: the convert to an operand of an mma dot.  A
+ * load that several dots read (attention's backward reads Q as B of
+ * K Q^T and of dS^T Q) has one entry per use, which share one ring and
+ * one copy (first: the index of the load's first entry).
+ */
 typedef struct Load {
-	Op *load, *cvt;
+	Op *load, *cvt, *dot;
 	bool trans;         /* cvt's source is trans(load): B read from an [N, K] tile */
+	bool wgmma_b;       /* every use of the load is B of a wgmma dot with A in registers */
+	int first;
 	ValId ring, ll;     /* the ring; the local_load that replaced cvt */
 } Load;
 
@@ -111,10 +119,12 @@ static Op *def_in(Pipe *p, ValId v)
 }
 
 /*
- * Operand k of an mma dot: a convert of a load in the body, each used once;
+ * Operand k of an mma dot: a convert of a load in the body, used once;
  * or, for B, a convert of trans(load) (K^T in attention, a weight stored
  * [N, K]): the ring then holds the [N, K] tile with K contiguous, and its
- * local_load (LL_TRANS) reads B with plain ldmatrix, as A is read.
+ * local_load (LL_TRANS) reads B with plain ldmatrix, as A is read.  The
+ * load may have other uses; whole_loads keeps it only if each is such an
+ * operand.
  */
 static void try_operand(Pipe *p, Op *dot, int k)
 {
@@ -128,7 +138,7 @@ static void try_operand(Pipe *p, Op *dot, int k)
 		trans = true;
 		ld = def_in(p, ld->opnds[0]);
 	}
-	if (!ld || ld->code != OP_LOAD || val(f, ld->res[0])->nuses != 1 || !copyable(f, ld))
+	if (!ld || ld->code != OP_LOAD || !copyable(f, ld))
 		return;
 	const Layout *lc = &f->layouts[val(f, dot->res[0])->layout];
 	int K = vtype(f, dot->opnds[0]).shape[1];
@@ -139,7 +149,27 @@ static void try_operand(Pipe *p, Op *dot, int k)
 	if (!layout_eq(&f->layouts[val(f, cvt->res[0])->layout], &want))
 		return;
 	if (p->nloads < (int)(sizeof p->loads / sizeof p->loads[0]))
-		p->loads[p->nloads++] = (Load){ld, cvt, trans, 0, 0};
+		p->loads[p->nloads++] = (Load){.load = ld, .cvt = cvt, .dot = dot, .trans = trans};
+}
+
+/* Drops the entries of loads that are not pipelined through every use; sets first. */
+static void whole_loads(Pipe *p)
+{
+	int n = 0;
+	for (int i = 0; i < p->nloads; i++) {
+		int uses = 0;
+		for (int j = 0; j < p->nloads; j++)
+			uses += p->loads[j].load == p->loads[i].load;
+		if (uses == val(p->f, p->loads[i].load->res[0])->nuses)
+			p->loads[n++] = p->loads[i];
+	}
+	p->nloads = n;
+	for (int i = 0; i < n; i++) {
+		int j = 0;
+		while (p->loads[j].load != p->loads[i].load)
+			j++;
+		p->loads[i].first = j;
+	}
 }
 
 static void find_loads(Pipe *p)
@@ -153,6 +183,7 @@ static void find_loads(Pipe *p)
 		try_operand(p, op, 0);
 		try_operand(p, op, 1);
 	}
+	whole_loads(p);
 }
 
 /* ---- slices ---- */
@@ -253,6 +284,8 @@ static void issue_copies(Pipe *p, Builder *b, ValId slot, ValId ok)
 {
 	Func *f = p->f;
 	for (int i = 0; i < p->nloads; i++) {
+		if (p->loads[i].first != i)
+			continue;
 		Op *ld = p->loads[i].load;
 		ValId ptr = mapped(p, ld->opnds[0]);
 		Type mt = type_with_elem(vtype(f, ptr), TY_I1);
@@ -294,8 +327,13 @@ static void prologue(Pipe *p, int nslots, int dist, ValId *cur)
 	Builder b = {f, NULL, loop, loop->loc};
 	ValId ns = b_const_int(&b, TY_I32, nslots);
 	for (int i = 0; i < p->nloads; i++) {
-		p->loads[i].ring = b_op1(&b, OP_ASYNC_RING, vtype(f, p->loads[i].load->res[0]), &ns, 1);
-		val(f, p->loads[i].ring)->def->loc = p->loads[i].load->loc;
+		Load *l = &p->loads[i];
+		if (l->first != i) {
+			l->ring = p->loads[l->first].ring;
+			continue;
+		}
+		l->ring = b_op1(&b, OP_ASYNC_RING, vtype(f, l->load->res[0]), &ns, 1);
+		val(f, l->ring)->def->loc = l->load->loc;
 	}
 	ValId lo = loop->opnds[0], hi = loop->opnds[1], step = loop->opnds[2];
 	ElemKind ie = vtype(f, lo).elem;
@@ -385,9 +423,10 @@ static void rewrite(Pipe *p, int nslots, int dist)
 	Builder b = {f, NULL, p->dot, loop->loc};
 	p->wait = val(f, wait_op(&b, dist - 1))->def;
 	for (int i = 0; i < p->nloads; i++) {
+		/* right before its dot, so that only the operands of one dot live in registers at a time */
 		Op *cvt = p->loads[i].cvt;
-		b.loc = cvt->loc;
-		ValId ll = b_op2(&b, OP_LOCAL_LOAD, vtype(f, cvt->res[0]), p->loads[i].ring, rd);
+		Builder at = {f, NULL, p->loads[i].dot, cvt->loc};
+		ValId ll = b_op2(&at, OP_LOCAL_LOAD, vtype(f, cvt->res[0]), p->loads[i].ring, rd);
 		val(f, ll)->def->iattr[1] = p->loads[i].trans ? LL_TRANS : 0;
 		val(f, ll)->layout = val(f, cvt->res[0])->layout;
 		val(f, ll)->name = val(f, cvt->res[0])->name;
@@ -448,12 +487,18 @@ static Op *ring_operand(Pipe *p, Op *dot, int k)
 	return d;
 }
 
-static bool is_cvt_of_load(Pipe *p, ValId v)
+/* The entry whose convert is v, or NULL. */
+static Load *entry_of(Pipe *p, ValId v)
 {
 	for (int i = 0; i < p->nloads; i++)
 		if (p->loads[i].cvt->res[0] == v)
-			return true;
-	return false;
+			return &p->loads[i];
+	return NULL;
+}
+
+static bool is_cvt_of_load(Pipe *p, ValId v)
+{
+	return entry_of(p, v) != NULL;
 }
 
 /*
@@ -550,14 +595,41 @@ static bool wgmma_fits(Func *f, Op *dot, bool b_kmajor)
 	return layout_eq(&f->layouts[val(f, dot->res[0])->layout], &rows);
 }
 
-/* The first dot of the loads runs as wgmma (sm_90a) when both its operands are pipelined loads. */
+/*
+ * The first dot of the loads runs as wgmma (sm_90a) when both its operands
+ * are pipelined loads that nothing else reads (their rings take wgmma's
+ * layout, which ldmatrix does not read).
+ */
 static bool wgmma_dot(Pipe *p, Op *dot)
 {
 	Func *f = p->f;
-	if (!is_cvt_of_load(p, dot->opnds[0]) || !is_cvt_of_load(p, dot->opnds[1]))
+	Load *a = entry_of(p, dot->opnds[0]), *b = entry_of(p, dot->opnds[1]);
+	if (!a || !b || val(f, a->load->res[0])->nuses != 1 || val(f, b->load->res[0])->nuses != 1)
 		return false;
-	Op *src = val(f, val(f, dot->opnds[1])->def->opnds[0])->def;
-	return wgmma_fits(f, dot, src && src->code == OP_TRANS);
+	return wgmma_fits(f, dot, b->trans);
+}
+
+/*
+ * Entry i is B of a 16-bit dot whose A is not a ring read, and the dot fits
+ * wgmma: with A in registers, it reads B where it lies (wgmma_b_operands).
+ */
+static bool b_in_place(Pipe *p, int i)
+{
+	Load *l = &p->loads[i];
+	return l->dot->opnds[1] == l->cvt->res[0] && !is_cvt_of_load(p, l->dot->opnds[0]) &&
+	       layout_mma_kind(p->f, l->dot) == MMA_HALF && wgmma_fits(p->f, l->dot, l->trans);
+}
+
+/* Sets wgmma_b: every entry of the load is b_in_place. */
+static void find_wgmma_b(Pipe *p)
+{
+	for (int i = 0; i < p->nloads; i++) {
+		bool all = true;
+		for (int j = 0; j < p->nloads; j++)
+			if (p->loads[j].first == p->loads[i].first)
+				all = all && b_in_place(p, j);
+		p->loads[i].wgmma_b = all;
+	}
 }
 
 /*
@@ -577,6 +649,7 @@ static bool keep_readable(Pipe *p, const Op *wg)
 	}
 	bool dropped = n < p->nloads;
 	p->nloads = n;
+	whole_loads(p);
 	return dropped;
 }
 
@@ -635,21 +708,17 @@ static void wgmma_operands(Pipe *p, int j)
 /*
  * Any other dot of the body whose B is a ring slot and whose A is in
  * registers (attention's Q K^T and P V) reads B where it lies too, with A
- * from registers (cg_wgmma.c), and waits for itself (no async).
+ * from registers (cg_wgmma.c), and waits for itself (no async): the loads
+ * find_wgmma_b found, all of whose readers are such dots.
  */
 static void wgmma_b_operands(Pipe *p)
 {
 	Func *f = p->f;
-	ir_fill_uses(f);
-	for (Op *dot = p->body->first; dot; dot = dot->next) {
-		if (dot->code != OP_DOT)
+	for (int i = 0; i < p->nloads; i++) {
+		if (!p->loads[i].wgmma_b)
 			continue;
-		Op *lb = ring_operand(p, dot, 1), *a = def_in(p, dot->opnds[0]);
-		if (!lb || (lb->iattr[1] & LL_WGMMA) || (a && a->code == OP_LOCAL_LOAD) ||
-		    layout_mma_kind(f, dot) != MMA_HALF || !wgmma_fits(f, dot, lb->iattr[1] & LL_TRANS))
-			continue;
-		lb->iattr[1] |= LL_WGMMA;
-		val(f, lb->opnds[0])->def->iattr[0] = RING_WGMMA;
+		val(f, p->loads[i].ll)->def->iattr[1] |= LL_WGMMA;
+		val(f, p->loads[i].ring)->def->iattr[0] = RING_WGMMA;
 	}
 }
 
@@ -666,11 +735,8 @@ static Op *carried_dot(Pipe *p)
 	Func *f = p->f;
 	Op *y = p->body->last;
 	for (Op *dot = p->body->first; dot; dot = dot->next) {
-		if (dot->code != OP_DOT || !is_cvt_of_load(p, dot->opnds[1]) || is_cvt_of_load(p, dot->opnds[0]) ||
-		    layout_mma_kind(f, dot) != MMA_HALF || val(f, dot->res[0])->nuses != 1)
-			continue;
-		Op *b = val(f, val(f, dot->opnds[1])->def->opnds[0])->def;
-		if (!wgmma_fits(f, dot, b && b->code == OP_TRANS))
+		Load *b = dot->code == OP_DOT ? entry_of(p, dot->opnds[1]) : NULL;
+		if (!b || !b->wgmma_b || val(f, dot->res[0])->nuses != 1)
 			continue;
 		for (int i = 0; i < y->nopnds; i++)
 			if (y->opnds[i] == dot->res[0] && val(f, p->body->args[i + 1])->nuses)
@@ -782,6 +848,8 @@ static void pipeline_loop(Func *f, Op *loop)
 	p.map = NEWN(f->arena, ValId, f->nvals);
 	if (!mark_slices(&p))
 		return;
+	if (f->wgmma && !wg)
+		find_wgmma_b(&p);
 	int S = f->num_stages;
 	int j = wg && S >= 3 ? async_acc(&p, dot) : 0;
 	bool slices = !wg && sliceable(&p, dot);

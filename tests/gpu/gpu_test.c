@@ -824,6 +824,119 @@ static void case_attention(int bh, int n, int D, int bm, int bn, int warps, bool
 	free(q), free(k), free(v), free(o), free(want), free(s);
 }
 
+/* Largest magnitude of n values: gradients are checked relative to it. */
+static double peak(const double *x, size_t n)
+{
+	double m = 0;
+	for (size_t i = 0; i < n; i++)
+		m = fmax(m, fabs(x[i]));
+	return m;
+}
+
+/* An output of a launch: l->bufs[buf], named what, against want (atol absolute, rtol 2e-2). */
+typedef struct Out {
+	int buf;
+	const char *what;
+	Dtype t;
+	const double *want;
+	size_t n;
+	double atol;
+} Out;
+
+static void check_outs(Case *c, const Launch *l, bool small, const Out *o, int nout)
+{
+	void *ir[16];
+	if (run_both(c, l, small, ir))
+		for (int i = 0; i < nout; i++) {
+			compare(c, o[i].what, l->bufs[o[i].buf].host, o[i].t, o[i].want, o[i].n, 2e-2, o[i].atol);
+			if (ir[o[i].buf])
+				agree(c, o[i].what, l->bufs[o[i].buf].host, ir[o[i].buf], o[i].t, o[i].n, 2e-2, o[i].atol);
+		}
+	finish(c, ir[o[0].buf] != NULL && gpu);
+	free_results(ir, l->nbufs);
+}
+
+/*
+ * attention_backward.tile's four kernels, each on its own from the same
+ * inputs: the forward (O, lse), delta from O rounded to f16, then dK/dV and
+ * dQ from the reference lse and delta; against ref.h's double backward.
+ */
+static void case_attention_backward(int bh, int n, int D, int bm, int bn, int warps)
+{
+	if (!want("attention_backward"))
+		return;
+	size_t len = (size_t)bh * n * D, rows = (size_t)bh * n;
+	uint16_t *q = xmalloc(2 * len), *k = xmalloc(2 * len), *v = xmalloc(2 * len), *dout = xmalloc(2 * len);
+	uint16_t *o = xmalloc(2 * len), *o16 = xmalloc(2 * len), *dq = xmalloc(2 * len), *dk = xmalloc(2 * len),
+	         *dv = xmalloc(2 * len);
+	float *lse = xmalloc(4 * rows), *delta = xmalloc(4 * rows), *lse32 = xmalloc(4 * rows),
+	      *delta32 = xmalloc(4 * rows);
+	RefAttention w = {xmalloc(8 * len), xmalloc(8 * rows), xmalloc(8 * rows), xmalloc(8 * len), xmalloc(8 * len),
+	                  xmalloc(8 * len)};
+	double *wdelta = xmalloc(8 * rows);
+	Case c;
+	start(&c, "attention_fwd bh=%d n=%d D=%d BM=%d BN=%d warps=%d", bh, n, D, bm, bn, warps);
+	fill_f16(q, len, -2, 2);
+	fill_f16(k, len, -2, 2);
+	fill_f16(v, len, -1, 1);
+	fill_f16(dout, len, -1, 1);
+	float scale = (float)(1.0 / sqrt((double)D));
+	ref_attention_backward(bh, n, D, q, k, v, dout, scale, &w);
+	for (size_t i = 0; i < len; i++)
+		o16[i] = f32_to_half((float)w.o[i]);
+	for (size_t r = 0; r < rows; r++) {
+		double s = 0;
+		for (int d = 0; d < D; d++)
+			s += (double)half_to_f32(o16[r * D + d]) * half_to_f32(dout[r * D + d]);
+		wdelta[r] = s;
+		lse32[r] = (float)w.lse[r];
+		delta32[r] = (float)w.delta[r];
+	}
+	bool small = len <= 100000;
+	unsigned gm = (unsigned)((n + bm - 1) / bm), gn = (unsigned)((n + bn - 1) / bn);
+	Arg common[] = {AI32(n), AF32(scale), AI32(n * D), AI32(D)};
+	Buf fb[] = {{o, 2 * len, OUT}, {lse, 4 * rows, OUT}, {q, 2 * len, IN}, {k, 2 * len, IN}, {v, 2 * len, IN}};
+	Launch l = {.file = "attention_backward.tile", .kernel = "attention_fwd",
+	            .defs = {{"BM", bm}, {"BN", bn}, {"D", D}}, .ndefs = 3, .num_warps = warps, .grid = gm,
+	            .grid_y = (unsigned)bh, .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), common[0],
+	            common[1], common[2], common[3]}, .nargs = 9, .bufs = fb, .nbufs = 5};
+	Out fo[] = {{0, "o", F16, w.o, len, F16_ATOL}, {1, "lse", F32, w.lse, rows, 1e-4}};
+	check_outs(&c, &l, small, fo, 2);
+
+	start(&c, "attention_bwd_pre bh=%d n=%d D=%d BM=%d", bh, n, D, bm);
+	Buf pb[] = {{delta, 4 * rows, OUT}, {o16, 2 * len, IN}, {dout, 2 * len, IN}};
+	l = (Launch){.file = "attention_backward.tile", .kernel = "attention_bwd_pre",
+	             .defs = {{"BM", bm}, {"D", D}}, .ndefs = 2, .grid = gm, .grid_y = (unsigned)bh,
+	             .args = {ABUF(0), ABUF(1), ABUF(2), AI32(n), AI32(n * D), AI32(D)}, .nargs = 6, .bufs = pb,
+	             .nbufs = 3};
+	Out po[] = {{0, "delta", F32, wdelta, rows, 1e-5 * peak(wdelta, rows)}};
+	check_outs(&c, &l, small, po, 1);
+
+	start(&c, "attention_bwd_dkdv bh=%d n=%d D=%d BM=%d BN=%d warps=%d", bh, n, D, bm, bn, warps);
+	Buf kb[] = {{dk, 2 * len, OUT}, {dv, 2 * len, OUT}, {q, 2 * len, IN}, {k, 2 * len, IN}, {v, 2 * len, IN},
+	            {dout, 2 * len, IN}, {lse32, 4 * rows, IN}, {delta32, 4 * rows, IN}};
+	l = (Launch){.file = "attention_backward.tile", .kernel = "attention_bwd_dkdv",
+	             .defs = {{"BM", bm}, {"BN", bn}, {"D", D}}, .ndefs = 3, .num_warps = warps, .grid = gn,
+	             .grid_y = (unsigned)bh, .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6),
+	             ABUF(7), common[0], common[1], common[2], common[3]}, .nargs = 12, .bufs = kb, .nbufs = 8};
+	Out ko[] = {{0, "dk", F16, w.dk, len, 1e-2 * peak(w.dk, len)}, {1, "dv", F16, w.dv, len, 1e-2 * peak(w.dv, len)}};
+	check_outs(&c, &l, small, ko, 2);
+
+	start(&c, "attention_bwd_dq bh=%d n=%d D=%d BM=%d BN=%d warps=%d", bh, n, D, bm, bn, warps);
+	Buf qb[] = {{dq, 2 * len, OUT}, {q, 2 * len, IN}, {k, 2 * len, IN}, {v, 2 * len, IN}, {dout, 2 * len, IN},
+	            {lse32, 4 * rows, IN}, {delta32, 4 * rows, IN}};
+	l = (Launch){.file = "attention_backward.tile", .kernel = "attention_bwd_dq",
+	             .defs = {{"BM", bm}, {"BN", bn}, {"D", D}}, .ndefs = 3, .num_warps = warps, .grid = gm,
+	             .grid_y = (unsigned)bh, .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6),
+	             common[0], common[1], common[2], common[3]}, .nargs = 11, .bufs = qb, .nbufs = 7};
+	Out qo[] = {{0, "dq", F16, w.dq, len, 1e-2 * peak(w.dq, len)}};
+	check_outs(&c, &l, small, qo, 1);
+
+	free(q), free(k), free(v), free(dout), free(o), free(o16), free(dq), free(dk), free(dv);
+	free(lse), free(delta), free(lse32), free(delta32), free(wdelta);
+	free(w.o), free(w.lse), free(w.delta), free(w.dq), free(w.dk), free(w.dv);
+}
+
 /* batched_matmul.tile on a 3-D grid: Z products of f16 matrices. */
 static void case_batched_matmul(int Z, int M, int N, int K)
 {
@@ -1339,6 +1452,10 @@ static void run_all(void)
 	case_attention(2, 300, 64, 128, 64, 8, true);
 	case_attention(3, 256, 64, 64, 64, 4, true);
 	case_attention(1, 77, 32, 32, 64, 2, true);
+	case_attention_backward(2, 100, 64, 64, 64, 4);
+	case_attention_backward(3, 256, 64, 64, 64, 4);
+	case_attention_backward(1, 77, 32, 32, 64, 2);
+	case_attention_backward(2, 1024, 64, 128, 128, 8);
 	case_matmul_f32(100, 70, 50, 0);
 	case_matmul_f32(128, 64, 64, 1);
 	case_matmul_i8(100, 70, 200);

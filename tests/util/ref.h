@@ -8,7 +8,8 @@
  *   - poisoning of outputs (NaN patterns for floats, 0xDEADBEEF for
  *     integers) so a lane the kernel forgot to write is caught, and a
  *     lane it should not have written is caught too (its poison changed);
- *   - a row softmax in double, the reference of the softmax kernels;
+ *   - a row softmax in double, the reference of the softmax kernels, and
+ *     attention's forward and backward (attention_backward.tile);
  *   - closeness checks: |got - want| <= atol + rtol * |want|, NaN fails.
  *
  * Header only: every function is static inline.
@@ -173,6 +174,70 @@ static inline void ref_softmax_row(double *want, const float *x, int n)
 		s += exp(x[i] - m);
 	for (int i = 0; i < n; i++)
 		want[i] = exp(x[i] - m) / s;
+}
+
+/*
+ * Attention forward and backward in double for f16 [bh, n, d] inputs (row t
+ * of head h at (h n + t) d): P = softmax(Q K^T * scale) row by row,
+ * O = P V, lse = log2 of the row's sum of exp (base 2, as the kernels keep
+ * it), delta = rowsum(P * dP) = rowsum(O * dO), dV = P^T dO, dP = dO V^T,
+ * dS = P * (dP - delta), dQ = dS K * scale, dK = dS^T Q * scale.  lse and
+ * delta are [bh, n]; the rest [bh, n, d].
+ */
+typedef struct RefAttention {
+	double *o, *lse, *delta, *dq, *dk, *dv;
+} RefAttention;
+
+static inline void ref_attention_backward(int bh, int n, int d, const uint16_t *q, const uint16_t *k,
+                                          const uint16_t *v, const uint16_t *dout, double scale, RefAttention *g)
+{
+	size_t len = (size_t)bh * n * d;
+	double *p = malloc((size_t)n * sizeof *p), *dp = malloc((size_t)n * sizeof *dp);
+	memset(g->dq, 0, len * sizeof(double));
+	memset(g->dk, 0, len * sizeof(double));
+	memset(g->dv, 0, len * sizeof(double));
+#define H(x, row, col) ((double)ref_f16_to_f32((x)[base + (size_t)(row) * d + (col)]))
+	for (int b = 0; b < bh; b++) {
+		size_t base = (size_t)b * n * d;
+		for (int i = 0; i < n; i++) {
+			double m = -INFINITY, l = 0, delta = 0;
+			for (int j = 0; j < n; j++) {
+				double s = 0, t = 0;
+				for (int c = 0; c < d; c++) {
+					s += H(q, i, c) * H(k, j, c);
+					t += H(dout, i, c) * H(v, j, c);
+				}
+				p[j] = s * scale;
+				dp[j] = t;
+				m = fmax(m, p[j]);
+			}
+			for (int j = 0; j < n; j++)
+				l += p[j] = exp(p[j] - m);
+			for (int j = 0; j < n; j++) {
+				p[j] /= l;
+				delta += p[j] * dp[j];
+			}
+			g->lse[(size_t)b * n + i] = (m + log(l)) / log(2.0);
+			g->delta[(size_t)b * n + i] = delta;
+			for (int c = 0; c < d; c++) {
+				double o = 0;
+				for (int j = 0; j < n; j++)
+					o += p[j] * H(v, j, c);
+				g->o[base + (size_t)i * d + c] = o;
+			}
+			for (int j = 0; j < n; j++) {
+				double ds = p[j] * (dp[j] - delta) * scale;
+				for (int c = 0; c < d; c++) {
+					g->dv[base + (size_t)j * d + c] += p[j] * H(dout, i, c);
+					g->dq[base + (size_t)i * d + c] += ds * H(k, j, c);
+					g->dk[base + (size_t)j * d + c] += ds * H(q, i, c);
+				}
+			}
+		}
+	}
+#undef H
+	free(p);
+	free(dp);
 }
 
 /* ---- checks ---- */
