@@ -42,8 +42,8 @@ from ptx_ab import print_rates  # noqa: E402
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples", "attention_backward.tile")
 REPS = 30
 # (BM, BN, warps, stages), both sides, for each kernel
-CONFIGS = [(64, 64, 4, 2), (64, 64, 4, 3), (64, 128, 8, 2), (64, 128, 8, 3), (128, 64, 8, 2),
-           (128, 64, 8, 3), (128, 128, 8, 2), (128, 128, 8, 3)]
+CONFIGS = [(32, 64, 4, 2), (32, 64, 4, 3), (32, 64, 4, 4), (64, 64, 4, 2), (64, 64, 4, 3), (64, 64, 4, 4),
+           (32, 128, 8, 3), (64, 128, 8, 3), (128, 64, 8, 2), (128, 64, 8, 3), (128, 128, 8, 3)]
 TOL = 2.0 ** -7  # of each gradient's largest magnitude: f16 P and dS (2^-11 each), ex2.approx, f32 sums
 
 

@@ -70,7 +70,8 @@ typedef struct Pipe {
 	int nvals;          /* values that existed when the pass started */
 	int nargs;          /* the body's arguments then (rewrite adds more, unmapped) */
 	Op *wait, *dot;     /* the async_wait in the body; the first dot of the loads */
-	Op *carried;        /* a wgmma dot left in flight into the next iteration (carried_dot) */
+	Op *carried[4];     /* wgmma dots left in flight into the next iteration (carried_dots) */
+	int ncarried;
 	ValId rd, rd_next;  /* the slot read this iteration and the next */
 } Pipe;
 
@@ -723,14 +724,14 @@ static void wgmma_b_operands(Pipe *p)
 }
 
 /*
- * A dot whose B is a pipelined load and A is not (attention's P V) that
- * will run as wgmma (wgmma_b_operands) and whose product only goes round
- * the loop, as the next value of a body argument that something reads, or
- * NULL.  It may stay in flight into the next iteration, waited for there
- * before the argument's first reader (defer_waits); the loads then run S-2
- * iterations ahead, as for an async dot.
+ * The dots whose B is a pipelined load and A is not (attention's P V, the
+ * backward's dV and dK) that will run as wgmma (wgmma_b_operands) and whose
+ * product only goes round the loop, as the next value of a body argument
+ * that something reads.  Each may stay in flight into the next iteration,
+ * waited for there before the argument's first reader (defer_waits); the
+ * loads then run S-2 iterations ahead, as for an async dot.
  */
-static Op *carried_dot(Pipe *p)
+static void carried_dots(Pipe *p)
 {
 	Func *f = p->f;
 	Op *y = p->body->last;
@@ -739,10 +740,10 @@ static Op *carried_dot(Pipe *p)
 		if (!b || !b->wgmma_b || val(f, dot->res[0])->nuses != 1)
 			continue;
 		for (int i = 0; i < y->nopnds; i++)
-			if (y->opnds[i] == dot->res[0] && val(f, p->body->args[i + 1])->nuses)
-				return dot;
+			if (y->opnds[i] == dot->res[0] && val(f, p->body->args[i + 1])->nuses &&
+			    p->ncarried < (int)(sizeof p->carried / sizeof p->carried[0]))
+				p->carried[p->ncarried++] = dot;
 	}
-	return NULL;
 }
 
 /* dot runs as wgmma and commits a group (dce has removed dead dots before this pass) */
@@ -786,25 +787,26 @@ static Op *first_reader(Func *f, Op *from, ValId v, int *n)
  * of the body itself; one in a nested region may commit more groups,
  * which only makes the wait more certain.
  *
- * The carried dot (carried_dot) is waited for in the next iteration
+ * A carried dot (carried_dots) is waited for in the next iteration
  * instead, before the first reader of the argument it becomes (pending:
- * the groups this iteration has committed by then), and after the loop:
- * attention's P V runs on while the next iteration's copies and Q K^T are
- * issued.  Every other dot is waited for in the iteration that issued it.
+ * the groups this iteration has committed by then, fewer than have been
+ * committed since it), and after the loop: attention's P V runs on while
+ * the next iteration's copies and Q K^T are issued.  Every other dot is
+ * waited for in the iteration that issued it.
  */
 static void defer_waits(Pipe *p)
 {
 	Func *f = p->f;
 	ir_fill_uses(f);
 	Op *y = p->body->last;
-	if (p->carried) {
+	for (int i = 0; i < p->ncarried; i++) {
 		int j = 0;
-		while (y->opnds[j] != p->carried->res[0])
+		while (y->opnds[j] != p->carried[i]->res[0])
 			j++;
 		ValId arg = p->body->args[j + 1];
 		int n;
 		Op *u = first_reader(f, p->body->first, arg, &n);
-		p->carried->iattr[1] = DOT_ISSUE;
+		p->carried[i]->iattr[1] = DOT_ISSUE;
 		wait_before(f, u, NULL, arg, n);
 		wait_before(f, NULL, p->loop, p->loop->res[j], 0);
 	}
@@ -853,8 +855,9 @@ static void pipeline_loop(Func *f, Op *loop)
 	int S = f->num_stages;
 	int j = wg && S >= 3 ? async_acc(&p, dot) : 0;
 	bool slices = !wg && sliceable(&p, dot);
-	p.carried = f->wgmma && !wg && !slices && S >= 3 ? carried_dot(&p) : NULL;
-	rewrite(&p, S, j || p.carried ? S - 2 : S - 1);
+	if (f->wgmma && !wg && !slices && S >= 3)
+		carried_dots(&p);
+	rewrite(&p, S, j || p.ncarried ? S - 2 : S - 1);
 	if (wg)
 		wgmma_operands(&p, j);
 	else if (slices)
