@@ -16,7 +16,8 @@ program per BM queries, walking the keys).  Contestants:
 
 The backward of tilec and Triton reads O and lse from tilec's attention_fwd, run once per round, untimed.
 Each of the two main kernels takes, on each side, the fastest of a short config list (BM, BN, warps,
-stages; every config checked, then timed: median of 10 calls; a config that does not compile or fit is
+stages; every config checked, then timed: median of 10 calls, printed as TFLOP/s of that kernel's own
+products, four N x N x D per head for dK/dV, three for dQ; a config that does not compile or fit is
 skipped, a wrong result ends the run).  Then ROUNDS rounds, interleaved; each round draws fresh inputs,
 fills dQ, dK, dV with NaN, runs each contestant once and checks every element against an f64 reference
 (within TOL of each gradient's largest magnitude), then times it: median of REPS calls between CUDA
@@ -37,7 +38,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
 from probe import bench  # noqa: E402
-from ptx_ab import print_rates  # noqa: E402
+from ptx_ab import pick_config, print_rates  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples", "attention_backward.tile")
 REPS = 30
@@ -129,26 +130,6 @@ def triton_dq(p, cfg):
     return lambda: tk.attention_bwd_dq(p.dq, p.q, p.k, p.v, p.do, p.lse, p.delta, p.scale, cfg)
 
 
-def pick(name, make, which, p):
-    """The fastest config of CONFIGS for one kernel: make(cfg) gives its call (delta is computed first)."""
-    best = None
-    for cfg in CONFIGS:
-        try:
-            fn = make(cfg)
-            fn()
-        except Exception as e:  # a config that does not compile or fit is skipped; a wrong one exits in check
-            print(f"{name} {cfg}: skipped ({(str(e) or type(e).__name__).splitlines()[0][:100]})")
-            continue
-        p.check(f"{name} {cfg}", fn, which)
-        ms = bench(fn, 1, 10)[0]
-        print(f"{name} {cfg}: {ms * 1e3:.1f} us")
-        if best is None or ms < best[1]:
-            best = (cfg, ms)
-    if best is None:
-        sys.exit(f"{name}: no config ran")
-    return best[0]
-
-
 def torch_sdpa(p):
     q, k, v = (t.detach().requires_grad_() for t in (p.q, p.k, p.v))
     o = torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None])[0]
@@ -167,11 +148,19 @@ def main():
     p = Problem(bh, n, d)
     rate = lambda ms: 10 * bh * n * n * d / (ms * 1e-3) / 1e12  # noqa: E731
     tilec_pre(p)()
+    # each kernel's own products: dK/dV four N x N x D per head, dQ three
+    dkdv_rate = lambda ms: 8 * bh * n * n * d / (ms * 1e-3) / 1e12  # noqa: E731
+    dq_rate = lambda ms: 6 * bh * n * n * d / (ms * 1e-3) / 1e12  # noqa: E731
+    check_dkdv = lambda label, fn: p.check(label, fn, (1, 2))  # noqa: E731
+    check_dq = lambda label, fn: p.check(label, fn, (0,))  # noqa: E731
     cfg = {
-        "tilec dkdv": pick("tilec dkdv", lambda c: tilec_dkdv(p, tilec_kernels(p, c)[0], c), (1, 2), p),
-        "tilec dq": pick("tilec dq", lambda c: tilec_dq(p, tilec_kernels(p, c)[1], c), (0,), p),
-        "triton dkdv": pick("triton dkdv", lambda c: triton_dkdv(p, c), (1, 2), p),
-        "triton dq": pick("triton dq", lambda c: triton_dq(p, c), (0,), p),
+        "tilec dkdv": pick_config("tilec dkdv", CONFIGS, lambda c: tilec_dkdv(p, tilec_kernels(p, c)[0], c),
+                                  check_dkdv, dkdv_rate, "TFLOP/s"),
+        "tilec dq": pick_config("tilec dq", CONFIGS, lambda c: tilec_dq(p, tilec_kernels(p, c)[1], c), check_dq,
+                                dq_rate, "TFLOP/s"),
+        "triton dkdv": pick_config("triton dkdv", CONFIGS, lambda c: triton_dkdv(p, c), check_dkdv, dkdv_rate,
+                                   "TFLOP/s"),
+        "triton dq": pick_config("triton dq", CONFIGS, lambda c: triton_dq(p, c), check_dq, dq_rate, "TFLOP/s"),
     }
     print(f"attention backward f16 bh={bh} n={n} d={d}: "
           + ", ".join(f"{k} {c}" for k, c in cfg.items())
