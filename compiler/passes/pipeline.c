@@ -850,7 +850,7 @@ static void pipeline_loop(Func *f, Op *loop)
 	p.map = NEWN(f->arena, ValId, f->nvals);
 	if (!mark_slices(&p))
 		return;
-	if (f->wgmma && !wg)
+	if (f->wgmma)
 		find_wgmma_b(&p);
 	int S = f->num_stages;
 	int j = wg && S >= 3 ? async_acc(&p, dot) : 0;
