@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
 from probe import bench  # noqa: E402
-from ptx_ab import pick_config, print_rates  # noqa: E402
+from ptx_ab import exit_unless_close, pick_config, print_rates  # noqa: E402
 
 EX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples")
 REPS = 30
@@ -72,11 +72,7 @@ class Problem:
         fn()
         torch.cuda.synchronize()
         got = self.o if out is None else out()
-        bad = ~((got.double() - self.ref).abs() <= TOL * self.ref.abs().max())
-        if bad.any():
-            i = bad.nonzero()[0].tolist()
-            sys.exit(f"{name}: {bad.sum().item()} elements off, e.g. {i}: {got[tuple(i)].item()} vs "
-                     f"{self.ref[tuple(i)].item()}")
+        exit_unless_close(name, got, self.ref, TOL * self.ref.abs().max())
 
 
 def tilec_run(p, cfg):

@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
 from probe import bench  # noqa: E402
-from ptx_ab import pick_config, print_rates  # noqa: E402
+from ptx_ab import exit_unless_close, pick_config, print_rates  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples", "attention_backward.tile")
 REPS = 30
@@ -90,11 +90,7 @@ class Problem:
         got = outs if out is None else out()
         for i in which:
             ref = self.ref[i]
-            bad = ~((got[i].double() - ref).abs() <= TOL * ref.abs().max())
-            if bad.any():
-                j = bad.nonzero()[0].tolist()
-                sys.exit(f"{name}: {'dq dk dv'.split()[i]}: {bad.sum().item()} elements off, e.g. {j}: "
-                         f"{got[i][tuple(j)].item()} vs {ref[tuple(j)].item()}")
+            exit_unless_close(f"{name}: {'dq dk dv'.split()[i]}", got[i], ref, TOL * ref.abs().max())
 
 
 def tilec_kernels(p, cfg):

@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
 from probe import bench  # noqa: E402
-from ptx_ab import pick_config, print_rates  # noqa: E402
+from ptx_ab import exit_unless_close, pick_config, print_rates  # noqa: E402
 
 EX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples")
 REPS = 30
@@ -75,10 +75,7 @@ def close(name, got, ref):
         if not torch.equal(got.double(), ref):
             sys.exit(f"{name}: {(got.double() != ref).sum().item()} elements differ from the exact product")
         return
-    bad = ~((got.double() - ref).abs() <= TOL * ref.abs() + TOL * ref.abs().max())
-    if bad.any():
-        i = bad.nonzero()[0].tolist()
-        sys.exit(f"{name}: {bad.sum().item()} elements off, e.g. {i}: {got[tuple(i)].item()} vs {ref[tuple(i)].item()}")
+    exit_unless_close(name, got, ref, TOL * ref.abs().max(), TOL)
 
 
 def tilec_run(p, cfg):

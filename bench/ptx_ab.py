@@ -155,6 +155,15 @@ def rounds_table(runs, rounds, reps, rate, unit, ref):
     print_rates(got, unit, ref)
 
 
+def exit_unless_close(name, got, ref, atol, rtol=0.0):
+    """Every element of got within atol + rtol * |ref| of ref (NaN fails); else exits naming the first off."""
+    bad = ~((got.double() - ref).abs() <= rtol * ref.abs() + atol)
+    if bad.any():
+        i = bad.nonzero()[0].tolist()
+        sys.exit(f"{name}: {bad.sum().item()} elements off, e.g. {i}: {got[tuple(i)].item()} vs "
+                 f"{ref[tuple(i)].item()}")
+
+
 def pick_config(name, configs, make, check, rate, unit):
     """The fastest config that compiles, launches and checks (median of 10 calls each): make(cfg) gives the
     call, check(label, fn) runs and checks it (exits on a wrong result), rate(ms) the figure printed."""

@@ -4,8 +4,8 @@
  *
  * A `for` whose body loads a tile (f16/bf16, or int8 for a wgmma dot;
  * 16-byte runs provable by the axis analysis, mask constant over them,
- * masked-off value 0) only to hand it, through the convert pass_layout
- * inserted, to an mma dot, is rewritten so that the load of iteration i is
+ * masked-off value 0) only to hand it, through the converts pass_layout
+ * inserted, to mma dots, is rewritten so that the load of iteration i is
  * issued S-1 iterations earlier
  * (S = f->num_stages) as an async copy into slot i % S of a ring:
  *
@@ -14,8 +14,9 @@
  *         async_copy ring_t, j, ptr_t(j), mask_t(j) && iv_j < hi ; async_commit
  *     for iv ... iter(..., X' = X(S-1), rd = 0, wr = S-1):
  *         async_wait S-2                       (and a barrier)
- *         a_t = local_load ring_t, rd          replaces the convert
  *         async_copy ring_t, wr, ptr_t(X'), mask_t(iv + (S-1) step) && ... ; async_commit
+ *         ...
+ *         a_t = local_load ring_t, rd          replaces a convert, right before its dot
  *         ... dot(a_t, ...) ...
  *         yield ..., next(X'), rd + 1 mod S, wr + 1 mod S
  *     async_wait 0

@@ -12,15 +12,6 @@
 
 enum { D = 32 };
 
-/* Largest magnitude: the gradients' tolerance is relative to it. */
-static double peak(const double *x, size_t n)
-{
-	double m = 0;
-	for (size_t i = 0; i < n; i++)
-		m = fmax(m, fabs(x[i]));
-	return m;
-}
-
 static const char *path = "dsl_examples/attention_backward.tile";
 
 static void one(int bh, int n, int bm, int bn, uint64_t seed)
@@ -70,12 +61,12 @@ static void one(int bh, int n, int bm, int bn, uint64_t seed)
 		snprintf(what, sizeof what, "%s lse", label);
 		check_f32(what, lse[opt], want.lse, rows, 1e-5, 1e-4);
 		snprintf(what, sizeof what, "%s delta", label);
-		check_f32(what, delta[opt], want.delta, rows, 1e-2, 1e-2 * peak(want.delta, rows));
+		check_f32(what, delta[opt], want.delta, rows, 1e-2, 1e-2 * ref_peak(want.delta, rows));
 		double *wg[3] = {want.dq, want.dk, want.dv};
 		const char *names[3] = {"dq", "dk", "dv"};
 		for (int i = 0; i < 3; i++) {
 			snprintf(what, sizeof what, "%s %s", label, names[i]);
-			check_f16(what, out[opt][i + 1], wg[i], len, 2e-2, 1e-2 * peak(wg[i], len));
+			check_f16(what, out[opt][i + 1], wg[i], len, 2e-2, 1e-2 * ref_peak(wg[i], len));
 		}
 	}
 	snprintf(label, sizeof label, "attention_backward n=%d BM=%d BN=%d opt 0 vs 1", n, bm, bn);

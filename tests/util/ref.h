@@ -242,6 +242,15 @@ static inline void ref_attention_backward(int bh, int n, int d, const uint16_t *
 
 /* ---- checks ---- */
 
+/* The largest magnitude of n values (a scale for absolute tolerances). */
+static inline double ref_peak(const double *x, size_t n)
+{
+	double m = 0;
+	for (size_t i = 0; i < n; i++)
+		m = fmax(m, fabs(x[i]));
+	return m;
+}
+
 /* Does got match want within atol + rtol * |want|?  A NaN got fails unless want is NaN. */
 static inline int ref_close(double got, double want, double rtol, double atol)
 {
