@@ -76,6 +76,7 @@ Func *lower_kernel(Arena *a, Diag *d, const Program *p, const Kernel *k, const C
 void pass_fold(Func *f);      /* constant folding */
 void pass_cse(Func *f);       /* common subexpression elimination */
 void pass_dce(Func *f);       /* dead code elimination */
+void pass_licm(Func *f);      /* loop-invariant pure ops moved before their loop */
 void pass_canon(Func *f);     /* canonicalisation: x+0, x*1, broadcast of splat, ... */
 void pass_specialize(Func *f, const char *div_hints); /* divisibility hints on int params */
 void pass_layout(Func *f);    /* distributed layouts + convert_layout where needed */

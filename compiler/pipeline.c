@@ -78,6 +78,7 @@ static void simplify(Compilation *c, const CompileOptions *o)
 	run(c, o, "fold", pass_fold);
 	run(c, o, "canon", pass_canon);
 	run(c, o, "cse", pass_cse);
+	run(c, o, "licm", pass_licm);
 	run(c, o, "dce", pass_dce);
 }
 

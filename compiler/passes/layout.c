@@ -48,6 +48,7 @@ typedef struct LayoutPass {
 	int ncvts, capcvts;
 	Op *chained[MAX_CHAINED]; /* dots in a chain (see the head of the file) */
 	int nchained;
+	bool settled;             /* sweep 3: every load takes its anchor */
 } LayoutPass;
 
 static bool is_tensor(Func *f, ValId v)
@@ -185,10 +186,28 @@ static bool wgmma_dot(LayoutPass *p, Op *dot)
 	return streamed(f, dot, 0) && streamed(f, dot, 1);
 }
 
+/*
+ * A 1-D load of no more elements than the program has threads (a row's
+ * log-sum-exp, a bias vector) is no anchor in sweeps 1 and 2: it takes the
+ * layout its users want, and each thread reads the elements that layout
+ * puts on it, mostly from cache, instead of a coalesced read that crosses
+ * shared memory to reach them (Triton's RemoveLayoutConversions counts such
+ * loads cheap to rematerialise).  In a loop that matters: the backward's
+ * dK/dV loop reads the lse of each block of queries.  A 1-D tile is never
+ * a dot operand, so no pipelined load loses its anchor.
+ */
+static bool small_load(Func *f, const Op *op)
+{
+	Type t = vtype(f, op->res[0]);
+	return op->code == OP_LOAD && t.rank == 1 && type_numel(t) <= 32 * (int64_t)f->num_warps;
+}
+
 /* The layout an anchor op wants for its memory operands / its result, or -1. */
 static int anchor(LayoutPass *p, Op *op)
 {
 	Func *f = p->f;
+	if (op->code == OP_LOAD && !p->settled && small_load(f, op))
+		return -1;
 	if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC_ADD) {
 		Type t = vtype(f, op->opnds[0]);
 		return t.rank ? blocked(p, t, t.pointee, op->loc) : -1;
@@ -213,7 +232,7 @@ static bool owned(Func *f, ValId v)
 	Op *d = val(f, v)->def;
 	if (!d)
 		return false;
-	return d->code == OP_LOAD || d->code == OP_ATOMIC_ADD || d->code == OP_DOT || op_has(d->code, F_REDUCE);
+	return (d->code == OP_LOAD && !small_load(f, d)) || d->code == OP_ATOMIC_ADD || d->code == OP_DOT || op_has(d->code, F_REDUCE);
 }
 
 static int dot_operand(LayoutPass *p, Op *op, int i, int R)
@@ -522,5 +541,6 @@ void pass_layout(Func *f)
 		p.changed = false;
 		backward_block(&p, f->entry);
 	} while (p.changed);
+	p.settled = true;
 	fix_block(&p, f->entry);
 }

@@ -1,8 +1,8 @@
 /*
  * prefetch.c: register double-buffering of plain global loads in loops.
  *
- * Guarantees afterwards: in every `for` (inner loops first), up to
- * MAX_LOADS loads that sit directly in the body, do not feed a `dot` and
+ * Guarantees afterwards: in every `for` without a dot (inner loops first),
+ * up to MAX_LOADS loads that sit directly in the body, do not feed a `dot` and
  * whose address is cheap to recompute are loaded one iteration ahead.
  * Each gets a loop-carried value holding "this iteration's tile":
  *
@@ -24,9 +24,14 @@
  * behind the work on the current tile.
  *
  * Loops that store or do atomics are skipped (no alias analysis to show the
- * early load reads what the late one would).  Loads that feed a dot
- * (directly or through casts and transposes) belong to the tensor-core pipeliner; tiles over MAX_PER_THREAD elements per thread would cost
- * too many registers; num_stages < 2 turns the pass off.
+ * early load reads what the late one would), and so are loops with a dot:
+ * its latency hides a plain load's, and registers are what such a loop
+ * runs short of (the backward's dK/dV loop would carry each block's lse and
+ * delta in the accumulators' column layout, 16 registers apiece, into 68
+ * bytes of spills).  Loads that feed a dot (directly or through casts and
+ * transposes) belong to the tensor-core pipeliner; tiles over
+ * MAX_PER_THREAD elements per thread would cost too many registers;
+ * num_stages < 2 turns the pass off.
  */
 #include "ir.h"
 #include "compile.h"
@@ -294,12 +299,26 @@ static void prefetch_load(Func *f, Loop *l, Op *ld, const Slice *s)
  * information, the next iteration's load could not be moved above this
  * iteration's stores.
  */
+static bool has_dot(Block *b)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		if (op->code == OP_DOT)
+			return true;
+		for (int i = 0; i < op->nblocks; i++)
+			if (op->blocks[i] && has_dot(op->blocks[i]))
+				return true;
+	}
+	return false;
+}
+
 static void prefetch_loop(Func *f, Op *loop, ValId fresh)
 {
 	Block *body = loop->blocks[0];
 	Loop l = {loop, 0, 0, 0};
 	int n = 0, done = 0;
 	if (ir_has_side_effect(body)) /* a load moved across a store might read another value */
+		return;
+	if (has_dot(body))
 		return;
 	for (Op *op = body->first; op; op = op->next)
 		n += op->code == OP_LOAD;

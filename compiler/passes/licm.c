@@ -1,0 +1,82 @@
+/*
+ * passes/licm.c: pass_licm moves loop-invariant work out of `for` bodies.
+ *
+ * Guarantee afterwards: no op in a loop body is a pure, block-free op
+ * other than a load or dot whose operands are all defined outside the
+ * loop; such an op now stands right before its loop, in the order it had.
+ *
+ * Kernels write `m[:, None]` or `scale` inside the loop that uses them,
+ * as in Triton.  Hoisted, the expand_dims and broadcast of a value loaded
+ * before the loop sit next to that load, so the layout pass converts it
+ * once before the loop (and fuse reads a small one straight into the
+ * layout its user wants) instead of through shared memory every
+ * iteration.  Loads stay (a store in the loop may change what they
+ * read), and so do dots and reductions, whose layouts and pipelining the
+ * later passes choose by where they are.  Integer division and remainder
+ * stay too: hoisted out of a loop that runs no iteration, a division by
+ * zero would be an error the kernel never had.
+ *
+ * Inner loops go first, so an op hoisted out of one may leave the loop
+ * around it as well.
+ */
+#include "compile.h"
+
+static bool hoistable(Func *f, const Op *op)
+{
+	if (op->nblocks || op->nres != 1 || !op_has(op->code, F_PURE) || op->code == OP_LOAD ||
+	    op->code == OP_LOCAL_LOAD || op->code == OP_DOT || op->code == OP_CONVERT_LAYOUT ||
+	    op_has(op->code, F_REDUCE))
+		return false;
+	if ((op->code == OP_DIV || op->code == OP_REM) && elem_is_int(vtype(f, op->res[0]).elem))
+		return false;
+	return true;
+}
+
+/* v is defined inside loop (its body or a block nested in it). */
+static bool inside(Func *f, ValId v, const Op *loop)
+{
+	Value *x = val(f, v);
+	Block *b = x->def ? x->def->parent : x->block;
+	for (; b; b = b->parent ? b->parent->parent : NULL)
+		if (b->parent == loop)
+			return true;
+	return false;
+}
+
+static void licm_block(Func *f, Block *b);
+
+static void licm_loop(Func *f, Op *loop)
+{
+	Block *body = loop->blocks[0];
+	licm_block(f, body);
+	Op *next;
+	for (Op *op = body->first; op; op = next) {
+		next = op->next;
+		if (!hoistable(f, op))
+			continue;
+		bool invariant = true;
+		for (int i = 0; i < op->nopnds && invariant; i++)
+			invariant = !inside(f, op->opnds[i], loop);
+		if (!invariant)
+			continue;
+		ir_remove(op);
+		ir_insert_before(loop, op);
+	}
+}
+
+static void licm_block(Func *f, Block *b)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		if (op->code == OP_FOR)
+			licm_loop(f, op);
+		else
+			for (int i = 0; i < op->nblocks; i++)
+				if (op->blocks[i])
+					licm_block(f, op->blocks[i]);
+	}
+}
+
+void pass_licm(Func *f)
+{
+	licm_block(f, f->entry);
+}
