@@ -7,7 +7,8 @@ scaled_dot_product_attention, in one process.
 O = softmax(Q K^T / sqrt(D)) V over BH (batch x heads) independent [N, D] f16 problems, Q, K, V and O
 contiguous [BH, N, D]; causal: key j weighs only for queries i >= j.  Contestants:
 
-  tilec         the JIT (tilec.Kernel; sm_90a on an H100: both products on wgmma)
+  tilec         the JIT (tilec.Kernel; sm_90a on an H100: both products on wgmma; TILEC_ARCH=sm_90
+                compiles for the ldmatrix + mma.sync path instead)
   triton        bench/triton_kernels.py's attention_kernel with the same source as tilec's kernel: one
                 loop, every key block masked (VARIANT 0); causal: the blocks left of the diagonal, then the
                 diagonal ones masked (VARIANT 2, as 06-fused-attention's stages)
@@ -79,7 +80,8 @@ def tilec_run(p, cfg):
     bm, bn, warps, stages = cfg
     name = "attention_causal" if p.causal else "attention"
     k = tilec.Kernel.compile(os.path.join(EX, name + ".tile"), name,
-                             defines={"BM": bm, "BN": bn, "D": p.d}, num_warps=warps, num_stages=stages)
+                             defines={"BM": bm, "BN": bn, "D": p.d}, num_warps=warps, num_stages=stages,
+                             arch=os.environ.get("TILEC_ARCH"))
     grid = (triton.cdiv(p.n, bm), p.bh)
     return lambda: k.launch(grid, p.o, p.q, p.k, p.v, p.n, p.scale, p.n * p.d, p.d)
 

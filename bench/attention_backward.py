@@ -8,7 +8,8 @@ Given Q, K, V, dO (f16, contiguous [BH, N, D]) and the forward's row log-sum-exp
 delta = rowsum(O * dO), then dK and dV (one program per BN keys, walking the queries), then dQ (one
 program per BM queries, walking the keys).  Contestants:
 
-  tilec       the JIT (tilec.Kernel; sm_90a on an H100: every product on wgmma): attention_bwd_pre,
+  tilec       the JIT (tilec.Kernel; sm_90a on an H100: every product on wgmma; TILEC_ARCH=sm_90
+              compiles for the ldmatrix + mma.sync path instead): attention_bwd_pre,
               attention_bwd_dkdv, attention_bwd_dq
   triton      bench/triton_kernels.py's attention_bwd_* kernels, the same source line for line
   torch-sdpa  torch.autograd.grad of scaled_dot_product_attention (whichever backend torch picks; its
@@ -96,7 +97,8 @@ class Problem:
 def tilec_kernels(p, cfg):
     bm, bn, warps, stages = cfg
     defs = {"BM": bm, "BN": bn, "D": p.d}
-    return [tilec.Kernel.compile(SRC, name, defines=defs, num_warps=warps, num_stages=stages)
+    return [tilec.Kernel.compile(SRC, name, defines=defs, num_warps=warps, num_stages=stages,
+                                 arch=os.environ.get("TILEC_ARCH"))
             for name in ("attention_bwd_dkdv", "attention_bwd_dq")]
 
 

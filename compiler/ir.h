@@ -239,8 +239,8 @@ void ir_print_op(StrBuf *out, Func *f, Op *op);
 int layout_add(Func *f, const Layout *l);
 bool layout_eq(const Layout *a, const Layout *b);
 /* Every element held by the same threads in a as in b (same lane and warp
- * columns, register columns spanning the same space): converting between
- * them only renames registers. */
+ * columns, register columns spanning the same space, in any number):
+ * converting between them only renames registers. */
 bool layout_same_threads(const Layout *a, const Layout *b);
 /* Triton-style blocked default for a shape: `vec` contiguous elements per thread along the last dim. */
 Layout layout_blocked(int rank, const int32_t *shape, int num_warps, int vec);

@@ -162,15 +162,24 @@ static int gf2_rank(const uint32_t *cols, int n)
 	return rank;
 }
 
+/*
+ * The register columns may differ in number: a slice of an accumulator
+ * whose columns reach more registers (attention's row max of a 64x32 S
+ * against the 64x64 output) holds the same elements with more zero columns.
+ */
 bool layout_same_threads(const Layout *a, const Layout *b)
 {
-	if (!same_frame(a, b) || !cols_eq(a->lane, b->lane, a->nlane) || !cols_eq(a->warp, b->warp, a->nwarp))
+	if (a->rank != b->rank || a->nlane != b->nlane || a->nwarp != b->nwarp ||
+	    !cols_eq(a->lane, b->lane, a->nlane) || !cols_eq(a->warp, b->warp, a->nwarp))
 		return false;
+	for (int d = 0; d < a->rank; d++)
+		if (a->shape[d] != b->shape[d])
+			return false;
 	/* equal spans of the register columns: each rank equals the rank of both together */
 	uint32_t both[2 * LAYOUT_MAX_REG];
 	memcpy(both, a->reg, sizeof(uint32_t) * (size_t)a->nreg);
 	memcpy(both + a->nreg, b->reg, sizeof(uint32_t) * (size_t)b->nreg);
-	int r = gf2_rank(both, 2 * a->nreg);
+	int r = gf2_rank(both, a->nreg + b->nreg);
 	return gf2_rank(a->reg, a->nreg) == r && gf2_rank(b->reg, b->nreg) == r;
 }
 

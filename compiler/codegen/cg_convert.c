@@ -179,12 +179,11 @@ void cg_convert_read(Cg *c, ValId v, int32_t offset)
 static void rename_regs(Cg *c, ValId src, ValId res)
 {
 	const Layout *ls = cg_layout(c, src), *lr = cg_layout(c, res);
-	uint32_t n = 1u << ls->nreg;
 	LLVMValueRef *byidx = NEWN(c->f->arena, LLVMValueRef, (int64_t)type_numel(vtype(c->f, src)));
-	for (uint32_t r = 0; r < n; r++)
+	for (uint32_t r = 0; r < 1u << ls->nreg; r++)
 		byidx[cg_reg_index(ls, r)] = c->regs[src][r];
 	LLVMValueRef *out = cg_new_regs(c, res);
-	for (uint32_t r = 0; r < n; r++)
+	for (uint32_t r = 0; r < 1u << lr->nreg; r++)
 		out[r] = byidx[cg_reg_index(lr, r)];
 }
 

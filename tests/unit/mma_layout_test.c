@@ -479,6 +479,18 @@ static void test_chained(void)
 	for (int i = 0; i < r.nwarp; i++)
 		wm += r.warp[i] >= 64;
 	check(wm == 3, "all 8 warps along M", 128, 64, 0, 8);
+	/* attention's alpha[:, None]: the row max of a 64x32 S, expanded, against
+	 * the 64x64 output's rows; the same elements in the same threads, the
+	 * output's with more (zero) register columns */
+	Layout s32 = layout_mma_acc_rows(64, 32, 4), o64 = layout_mma_acc_rows(64, 64, 4);
+	Layout sl = layout_slice(&s32, 1), ex = layout_expand(&sl, 1);
+	int32_t col[2] = {64, 1};
+	Layout ub = layout_unbroadcast(&o64, col);
+	check(ex.nreg != ub.nreg && layout_same_threads(&ex, &ub) && layout_same_threads(&ub, &ex),
+	      "row slices with other register counts: same threads", 64, 32, 0, 4);
+	Layout sh1 = ub;
+	sh1.lane[2] = ub.lane[3], sh1.lane[3] = ub.lane[2];
+	check(!layout_same_threads(&ex, &sh1), "row slices, lanes swapped: other threads", 64, 32, 0, 4);
 }
 
 /* 128x128 on 8 warps: warps [4, 2] as Triton's warpsPerTileV2. */
