@@ -5,7 +5,7 @@
  *
  * Anchors fix layouts where the hardware cares: a load, store or atomic
  * wants the blocked default for its shape with 16-byte vectors of its
- * element along the last dim; a dot computes its accumulator in the blocked
+ * element along the last dim (except a small 1-D load: small_load); a dot computes its accumulator in the blocked
  * default and reads its operands in dot_a/dot_b of it, or, for inputs that
  * fit mma.sync (layout_mma_kind: f16/bf16, f32 with allow_tf32, i8), in the
  * tensor-core layouts layout_mma_acc and layout_mma_operand.  Chained dots
@@ -232,7 +232,8 @@ static bool owned(Func *f, ValId v)
 	Op *d = val(f, v)->def;
 	if (!d)
 		return false;
-	return (d->code == OP_LOAD && !small_load(f, d)) || d->code == OP_ATOMIC_ADD || d->code == OP_DOT || op_has(d->code, F_REDUCE);
+	return (d->code == OP_LOAD && !small_load(f, d)) || d->code == OP_ATOMIC_ADD || d->code == OP_DOT ||
+	       op_has(d->code, F_REDUCE);
 }
 
 static int dot_operand(LayoutPass *p, Op *op, int i, int R)

@@ -1,20 +1,24 @@
 /*
  * passes/licm.c: pass_licm moves loop-invariant work out of `for` bodies.
  *
- * Guarantee afterwards: no op in a loop body is a pure, block-free op
- * other than a load or dot whose operands are all defined outside the
- * loop; such an op now stands right before its loop, in the order it had.
+ * Guarantee afterwards: no hoistable op (below) that sits directly in a
+ * loop body reads only values defined outside the loop; each such op now
+ * stands right before its loop, in the order it had.
  *
  * Kernels write `m[:, None]` or `scale` inside the loop that uses them,
  * as in Triton.  Hoisted, the expand_dims and broadcast of a value loaded
  * before the loop sit next to that load, so the layout pass converts it
- * once before the loop (and fuse reads a small one straight into the
- * layout its user wants) instead of through shared memory every
- * iteration.  Loads stay (a store in the loop may change what they
- * read), and so do dots and reductions, whose layouts and pipelining the
- * later passes choose by where they are.  Integer division and remainder
- * stay too: hoisted out of a loop that runs no iteration, a division by
- * zero would be an error the kernel never had.
+ * once before the loop (or reads a small one straight into the layout its
+ * user wants) instead of through shared memory every iteration.
+ *
+ * Hoistable: a pure op with one result and no blocks, except loads (a
+ * store in the loop may change what they read), local_loads and converts
+ * (the GPU passes place them), dots and reductions (whose layouts and
+ * pipelining the later passes choose by where they are), and integer
+ * division and remainder: LLVM's sdiv by zero is undefined behaviour, and
+ * hoisted out of a loop that runs no iteration it would run where the
+ * kernel never ran it.  Ops inside an `if` in the body stay (they might
+ * not run at all).
  *
  * Inner loops go first, so an op hoisted out of one may leave the loop
  * around it as well.
