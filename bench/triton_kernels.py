@@ -8,6 +8,11 @@ with Triton as its authors show it:
   layer norm   05-layer-norm.py, `_layer_norm_fwd_fused` as written there (three
                loops over the row, mean and rstd stored), BLOCK = min(65536 //
                element size, next_pow2(n)), num_warps = min(max(BLOCK // 256, 1), 8).
+  layer norm backward  05-layer-norm.py's `_layer_norm_bwd_dx_fused` (one row per
+               program, partial dw/db summed into GROUP_SIZE_M rows under spin locks,
+               in x's dtype) and `_layer_norm_bwd_dwdb`, as written there; and
+               `layer_norm_bwd_*_kernel`: dsl_examples/layernorm_backward.tile's two
+               kernels line for line (programs walk rows, shares kept in registers).
   mean         not a tutorial: the same grid-stride loop as dsl_examples/mean.tile,
                as one atomic kernel and as the two-stage (partial, final) pair.
   matmul       03-matrix-multiplication.py's `matmul_kernel` (grouped ordering,
@@ -130,6 +135,152 @@ def layer_norm(x, w, b, eps, out, mean, rstd):
     block, num_warps = layer_norm_config(n, x.element_size())
     _layer_norm_fwd_fused[(rows,)](x, out, w, b, mean, rstd, x.stride(0), n, eps,
                                    BLOCK_SIZE=block, num_warps=num_warps, num_ctas=1)
+
+
+@triton.jit
+def _layer_norm_bwd_dx_fused(DX, DY, DW, DB, X, W, Mean, Rstd, Lock, stride, N,
+                             GROUP_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE_N)
+    mask = cols < N
+    X += row * stride
+    DY += row * stride
+    DX += row * stride
+    lock_id = row % GROUP_SIZE_M
+    Lock += lock_id
+    Count = Lock + GROUP_SIZE_M
+    DW = DW + lock_id * N + cols
+    DB = DB + lock_id * N + cols
+    x = tl.load(X + cols, mask=mask, other=0).to(tl.float32)
+    dy = tl.load(DY + cols, mask=mask, other=0).to(tl.float32)
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    mean = tl.load(Mean + row)
+    rstd = tl.load(Rstd + row)
+    xhat = (x - mean) * rstd
+    wdy = w * dy
+    xhat = tl.where(mask, xhat, 0.)
+    wdy = tl.where(mask, wdy, 0.)
+    c1 = tl.sum(xhat * wdy, axis=0) / N
+    c2 = tl.sum(wdy, axis=0) / N
+    dx = (wdy - (xhat * c1 + c2)) * rstd
+    tl.store(DX + cols, dx, mask=mask)
+    partial_dw = (dy * xhat).to(w.dtype)
+    partial_db = (dy).to(w.dtype)
+    while tl.atomic_cas(Lock, 0, 1) == 1:
+        pass
+    count = tl.load(Count)
+    if count == 0:
+        tl.atomic_xchg(Count, 1)
+    else:
+        partial_dw += tl.load(DW, mask=mask)
+        partial_db += tl.load(DB, mask=mask)
+    tl.store(DW, partial_dw, mask=mask)
+    tl.store(DB, partial_db, mask=mask)
+    tl.debug_barrier()
+    tl.atomic_xchg(Lock, 0)
+
+
+@triton.jit
+def _layer_norm_bwd_dwdb(DW, DB, FINAL_DW, FINAL_DB, M, N, BLOCK_SIZE_M: tl.constexpr,
+                         BLOCK_SIZE_N: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = pid * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    dw = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    db = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for i in range(0, M, BLOCK_SIZE_M):
+        rows = i + tl.arange(0, BLOCK_SIZE_M)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        offs = rows[:, None] * N + cols[None, :]
+        dw += tl.load(DW + offs, mask=mask, other=0.)
+        db += tl.load(DB + offs, mask=mask, other=0.)
+    sum_dw = tl.sum(dw, axis=0)
+    sum_db = tl.sum(db, axis=0)
+    tl.store(FINAL_DW + cols, sum_dw, mask=cols < N)
+    tl.store(FINAL_DB + cols, sum_db, mask=cols < N)
+
+
+def layer_norm_bwd_group(n_cols):
+    """GROUP_SIZE_M, the number of partial dw/db rows, as the tutorial picks it."""
+    group = 64
+    if n_cols <= 8192:
+        group = 96
+    if n_cols <= 4096:
+        group = 128
+    if n_cols <= 1024:
+        group = 256
+    return group
+
+
+def layer_norm_bwd(dy, x, w, mean, rstd, dx, dw, db, locks, part_dw, part_db):
+    """05-layer-norm.py's backward: dx and the partial sums under locks, then the column sums.  locks
+    ([2 * group] int32), part_dw and part_db ([group, n], x's dtype) come from the caller; the locks are
+    zeroed here, as the tutorial's torch.zeros does on every call."""
+    rows, n = x.shape
+    group = part_dw.shape[0]
+    block, num_warps = layer_norm_config(n, x.element_size())
+    locks.zero_()
+    _layer_norm_bwd_dx_fused[(rows,)](dx, dy, part_dw, part_db, x, w, mean, rstd, locks, x.stride(0), n,
+                                      BLOCK_SIZE_N=block, GROUP_SIZE_M=group, num_warps=num_warps)
+    _layer_norm_bwd_dwdb[(triton.cdiv(n, 128),)](part_dw, part_db, dw, db, min(group, rows), n,
+                                                 BLOCK_SIZE_M=32, BLOCK_SIZE_N=128, num_ctas=1)
+
+
+@triton.jit
+def layer_norm_bwd_dx_kernel(dx_ptr, dw_part_ptr, db_part_ptr, dout_ptr, x_ptr, w_ptr, mean_ptr, rstd_ptr,
+                             rows, stride, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n
+    ws = tl.load(w_ptr + cols, mask=mask, other=0.).to(tl.float32)
+    dw = tl.zeros([BLOCK], dtype=tl.float32)
+    db = tl.zeros([BLOCK], dtype=tl.float32)
+    for row in range(tl.program_id(0), rows, tl.num_programs(0)):
+        offs = row * stride + cols
+        xs = tl.load(x_ptr + offs, mask=mask, other=0.).to(tl.float32)
+        dy = tl.load(dout_ptr + offs, mask=mask, other=0.).to(tl.float32)
+        r = tl.load(rstd_ptr + row)
+        xhat = (xs - tl.load(mean_ptr + row)) * r
+        g = ws * dy
+        c1 = tl.sum(xhat * g, 0) / n
+        c2 = tl.sum(g, 0) / n
+        tl.store(dx_ptr + offs, ((g - (xhat * c1 + c2)) * r).to(tl.float16), mask=mask)
+        dw += dy * xhat
+        db += dy
+    part = tl.program_id(0) * n + cols
+    tl.store(dw_part_ptr + part, dw, mask=mask)
+    tl.store(db_part_ptr + part, db, mask=mask)
+
+
+@triton.jit
+def layer_norm_bwd_dwdb_kernel(dw_ptr, db_ptr, dw_part_ptr, db_part_ptr, parts, n, BLOCK_P: tl.constexpr,
+                               BLOCK_N: tl.constexpr):
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    cmask = cols < n
+    sw = tl.zeros([BLOCK_P, BLOCK_N], dtype=tl.float32)
+    sb = tl.zeros([BLOCK_P, BLOCK_N], dtype=tl.float32)
+    for i in range(0, parts, BLOCK_P):
+        p = i + tl.arange(0, BLOCK_P)
+        m = (p < parts)[:, None] & cmask[None, :]
+        offs = p[:, None] * n + cols[None, :]
+        sw += tl.load(dw_part_ptr + offs, mask=m, other=0.)
+        sb += tl.load(db_part_ptr + offs, mask=m, other=0.)
+    tl.store(dw_ptr + cols, tl.sum(sw, 0).to(tl.float16), mask=cmask)
+    tl.store(db_ptr + cols, tl.sum(sb, 0).to(tl.float16), mask=cmask)
+
+
+def layer_norm_bwd_same_dx(dy, x, w, mean, rstd, dx, part_dw, part_db, config):
+    """dsl_examples/layernorm_backward.tile's dx kernel, line for line; config (programs, warps),
+    part_dw and part_db [programs, n] f32."""
+    rows, n = x.shape
+    programs, num_warps = config
+    layer_norm_bwd_dx_kernel[(programs,)](dx, part_dw, part_db, dy, x, w, mean, rstd, rows, x.stride(0), n,
+                                          BLOCK=triton.next_power_of_2(n), num_warps=num_warps)
+
+
+def layer_norm_bwd_same_dwdb(dw, db, part_dw, part_db, parts, config):
+    """The same file's column sums; config (BLOCK_P, BLOCK_N)."""
+    n = dw.shape[0]
+    layer_norm_bwd_dwdb_kernel[(triton.cdiv(n, config[1]),)](dw, db, part_dw, part_db, parts, n,
+                                                             BLOCK_P=config[0], BLOCK_N=config[1])
 
 
 @triton.jit

@@ -42,7 +42,7 @@ typedef struct CompileOptions {
 
 /* The values num_warps and num_stages take, from attributes, flags and the JIT's options alike. */
 static inline bool num_warps_ok(int64_t n) { return n >= 1 && n <= 32 && (n & (n - 1)) == 0; }
-static inline bool num_stages_ok(int64_t n) { return n >= 1 && n <= 8; }
+/* num_stages_ok: ir.h (a loop's own num_stages too) */
 
 typedef struct Compilation {
 	Arena *arena;

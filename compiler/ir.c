@@ -342,6 +342,13 @@ static ValId clone_val(Func *f, ValId from, ValId to, ValId *map, int nmap)
 	return to;
 }
 
+int ir_stages(const Func *f, const Op *op)
+{
+	while (op && op->code != OP_FOR)
+		op = op->parent ? op->parent->parent : NULL;
+	return op && op->iattr[1] ? (int)op->iattr[1] : f->num_stages;
+}
+
 Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap)
 {
 	ValId *o = NEWN(f->arena, ValId, op->nopnds > 0 ? op->nopnds : 1);

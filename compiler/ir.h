@@ -220,6 +220,15 @@ bool ir_is_zero(Func *f, ValId v);
  * offsets: for use before the axis and smem passes.
  */
 Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap);
+
+/*
+ * Pipelining depth: the kernel's num_stages, or a loop's own
+ * (`range(..., num_stages=N)`, OP_FOR's iattr[1], 0 when not given).
+ * ir_stages(f, op) is the depth that governs op: that of the innermost
+ * `for` holding it (op itself if it is one), else the kernel's.
+ */
+static inline bool num_stages_ok(int64_t n) { return n >= 1 && n <= 8; }
+int ir_stages(const Func *f, const Op *op);
 /* Every op of one opcode, in program order (an arena array of *n ops), so a
  * pass can rewrite them without walking a block it is changing. */
 Op **ir_collect(Func *f, Opcode code, int *n);

@@ -286,6 +286,13 @@ static void for_head(Parser *p, OpText *o)
 	add_opnd(p, o);
 	if (same_line(p) && accept(p, "tail"))
 		o->iattr[0] = 1;
+	if (same_line(p) && accept(p, "stages")) {
+		expect(p, "=");
+		Loc l = here(p);
+		o->iattr[1] = integer(p);
+		if (!num_stages_ok(o->iattr[1]))
+			error_at(p->d, l, "num_stages must be from 1 to 8, got %lld", (long long)o->iattr[1]);
+	}
 	if (!same_line(p) || !accept(p, "iter"))
 		return;
 	expect(p, "(");

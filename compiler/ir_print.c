@@ -144,6 +144,8 @@ static void print_for_head(Printer *p, Op *op)
 	print_val(p, op->opnds[2]);
 	if (op->iattr[0])
 		sb_puts(p->out, " tail");
+	if (op->iattr[1])
+		sb_printf(p->out, " stages=%lld", (long long)op->iattr[1]);
 	if (op->nopnds > 3) {
 		sb_puts(p->out, " iter(");
 		for (int i = 3; i < op->nopnds; i++) {

@@ -279,7 +279,8 @@ MmaKind layout_mma_kind(Func *f, const Op *dot)
  * instructions).  The accumulator is at most 128 32-bit registers per
  * thread (which keeps N <= 256, one instruction wide) and leaves 48 of the
  * thread's share of the register file (65536 / threads, at most 255) for
- * the rest.  The operands come from a pipelined ring: num_stages >= 2; B
+ * the rest.  The operands come from a pipelined ring: num_stages >= 2
+ * (the dot's loop's own, if it has one); B
  * stored [K, N] (not b_kmajor) is read in whole 64-column panels, which
  * only the 16-bit instructions can (int8 takes both operands K-major).
  * int8 has fewer widths: N = 8, 16, 24, 32, then multiples of 16.
@@ -287,7 +288,7 @@ MmaKind layout_mma_kind(Func *f, const Op *dot)
 bool layout_wgmma_ok(Func *f, const Op *dot, bool b_kmajor)
 {
 	MmaKind kind = layout_mma_kind(f, dot);
-	if (!f->wgmma || f->num_warps % 4 || f->num_stages < 2 || (kind != MMA_HALF && kind != MMA_S8))
+	if (!f->wgmma || f->num_warps % 4 || ir_stages(f, dot) < 2 || (kind != MMA_HALF && kind != MMA_S8))
 		return false;
 	Type c = vtype(f, dot->res[0]);
 	int M = c.shape[0], N = c.shape[1], threads = 32 * f->num_warps;

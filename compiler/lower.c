@@ -1161,25 +1161,59 @@ static void lower_into(L *l, Block *blk, Node *body)
 	l->b = saved;
 }
 
+/*
+ * range(lo, hi, step, num_stages=N): the bounds are positional; the one
+ * keyword sets the loop's own pipelining depth (OP_FOR's iattr[1]).
+ */
+static int64_t range_args(L *l, Node *n, Node **pos, int *npos)
+{
+	int64_t stages = 0;
+	Node *kw = NULL;
+	*npos = 0;
+	for (int i = 0; i < n->nargs; i++) {
+		Node *a = n->args[i];
+		if (!a->argname) {
+			if (kw)
+				error_at(l->d, a->loc, "positional argument after the keyword argument '%s'", kw->argname);
+			if (*npos < 3)
+				pos[*npos] = a;
+			++*npos;
+			continue;
+		}
+		if (strcmp(a->argname, "num_stages") != 0)
+			error_at(l->d, a->loc, "unknown keyword argument '%s' to 'range' (it takes num_stages)", a->argname);
+		if (kw)
+			error_at(l->d, a->loc, "argument 'num_stages' given twice");
+		kw = a;
+		stages = const_arg(l, a, "num_stages must be a compile-time constant", false);
+		if (!num_stages_ok(stages))
+			error_at(l->d, a->loc, "num_stages must be from 1 to 8, got %lld", (long long)stages);
+	}
+	if (*npos < 1 || *npos > 3)
+		error_at(l->d, n->loc, "'range' takes 1 to 3 bounds, got %d", *npos);
+	return stages;
+}
+
 static void for_stmt(L *l, Node *n)
 {
-	if (n->nargs < 1 || n->nargs > 3)
-		error_at(l->d, n->loc, "'range' takes 1 to 3 arguments, got %d", n->nargs);
+	Node *pos[3];
+	int npos;
+	int64_t stages = range_args(l, n, pos, &npos);
 	Rv r[3];
 	r[0] = weak_int(l, 0);
 	r[2] = weak_int(l, 1);
-	if (n->nargs == 1) {
-		r[1] = expr(l, n->args[0]);
+	if (npos == 1) {
+		r[1] = expr(l, pos[0]);
 	} else {
-		r[0] = expr(l, n->args[0]);
-		r[1] = expr(l, n->args[1]);
-		if (n->nargs == 3)
-			r[2] = expr(l, n->args[2]);
+		r[0] = expr(l, pos[0]);
+		r[1] = expr(l, pos[1]);
+		if (npos == 3)
+			r[2] = expr(l, pos[2]);
 	}
 	ElemKind e = TY_I32;
 	for (int i = 0; i < 3; i++) {
 		Type t = ty(l, r[i].v);
-		Node *arg = n->args[n->nargs == 1 ? 0 : (i < n->nargs ? i : 0)];
+		Node *arg = pos[npos == 1 ? 0 : (i < npos ? i : 0)];
 		if (t.rank != 0 || !elem_is_int(t.elem) || t.elem == TY_I1)
 			error_at(l->d, arg->loc, "range bounds must be integer scalars, got %s", tstr(l, t));
 		if (t.elem == TY_I64 && !r[i].weak)
@@ -1187,7 +1221,7 @@ static void for_stmt(L *l, Node *n)
 	}
 	int64_t step;
 	if (const_int(l, r[2].v, &step) && step == 0)
-		error_at(l->d, n->args[2]->loc, "range step must not be zero");
+		error_at(l->d, pos[2]->loc, "range step must not be zero");
 	int nc;
 	Binding **vars = carried(l, n->body, NULL, &nc);
 	ValId ops[3 + 64];
@@ -1202,6 +1236,7 @@ static void for_stmt(L *l, Node *n)
 	Block *body = new_block(l, ops + 3, nc, 1, &ivt);
 	l->b.loc = n->loc;
 	Op *op = ir_new_op(l->f, OP_FOR, ops, 3 + nc, rtypes, nc, n->loc);
+	op->iattr[1] = stages;
 	op->blocks[0] = body;
 	op->nblocks = 1;
 	body->parent = op;

@@ -304,6 +304,8 @@ static const char *check_for_head(Func *f, Op *op)
 		return arena_printf(f->arena, "body has %d arguments, expects %d", body->nargs, op->nopnds - 2);
 	if (!type_eq(vtype(f, body->args[0]), lo))
 		return "induction variable differs from the bounds' type";
+	if (op->iattr[1] && !num_stages_ok(op->iattr[1]))
+		return arena_printf(f->arena, "stages=%lld is not from 1 to 8", (long long)op->iattr[1]);
 	for (int i = 3; i < op->nopnds; i++) {
 		Type t = vtype(f, op->opnds[i]);
 		if (!type_eq(t, vtype(f, body->args[i - 2])) || !type_eq(t, vtype(f, op->res[i - 3])))

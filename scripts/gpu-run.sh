@@ -20,7 +20,8 @@
 #              last; about 40 s of matmul on an H100), then bench/linear_i8.py
 #              (the int8 linear layer vs Triton and cuBLAS int8) and
 #              bench/attention.py, plain and causal, and
-#              bench/attention_backward.py (vs Triton and torch SDPA; all into
+#              bench/attention_backward.py (vs Triton and torch SDPA) and
+#              bench/layernorm_backward.py (vs Triton and torch; all into
 #              bench.log)
 # Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
 # bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
@@ -115,6 +116,8 @@ ptxas_all() {
 		softmax.tile softmax 16 BLOCK=16384
 		softmax_backward.tile softmax_backward 4 BLOCK=1024
 		layernorm.tile layernorm 8 BLOCK=8192
+		layernorm_backward.tile layernorm_backward_dx 8 BLOCK=8192
+		layernorm_backward.tile layernorm_backward_dwdb 4
 		mean.tile mean_atomic 4 BLOCK=4096
 		mean.tile mean_partial 4 BLOCK=4096
 		mean.tile mean_final 4 BLOCK=1024
@@ -163,7 +166,7 @@ sanitize() {
 		--examples dsl_examples || return
 	echo "=== racecheck"
 	local only=softmax,softmax_backward,layernorm,mean,attention,attention_causal,matmul,matmul_relu,linear,matmul_nt
-	only+=,attention_backward,batched_matmul,matmul_f32,matmul_i8,linear_i8
+	only+=,attention_backward,batched_matmul,matmul_f32,matmul_i8,linear_i8,layernorm_backward
 	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
 		--examples dsl_examples --only "$only" || return
 	echo "=== racecheck, sm_90"
@@ -180,6 +183,7 @@ step bench 150 python3 bench/linear_i8.py 4096 4096 4096 3
 step bench 120 python3 bench/attention.py 32 4096 64 3
 step bench 100 python3 bench/attention.py 32 4096 64 3 causal
 step bench 120 python3 bench/attention_backward.py 32 4096 64 3
+step bench 90 python3 bench/layernorm_backward.py
 
 summary+=("GPU: $gpu")
 summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")

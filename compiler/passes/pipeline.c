@@ -7,7 +7,8 @@
  * masked-off value 0) only to hand it, through the converts pass_layout
  * inserted, to mma dots, is rewritten so that the load of iteration i is
  * issued S-1 iterations earlier
- * (S = f->num_stages) as an async copy into slot i % S of a ring:
+ * (S = the loop's num_stages if `range` gave one, else the kernel's; a
+ * loop with S < 2 is left alone) as an async copy into slot i % S of a ring:
  *
  *     ring_t = async_ring S                    one per pipelined load
  *     for j in 0 .. S-2:                       prologue
@@ -832,6 +833,8 @@ static void defer_waits(Pipe *p)
  */
 static void pipeline_loop(Func *f, Op *loop)
 {
+	if (ir_stages(f, loop) < 2)
+		return;
 	Pipe p = {.f = f, .loop = loop, .body = loop->blocks[0], .nvals = f->nvals, .nargs = loop->blocks[0]->nargs};
 	if (!p.body->last || p.body->last->code != OP_YIELD)
 		return;
@@ -853,7 +856,7 @@ static void pipeline_loop(Func *f, Op *loop)
 		return;
 	if (f->wgmma)
 		find_wgmma_b(&p);
-	int S = f->num_stages;
+	int S = ir_stages(f, loop);
 	int j = wg && S >= 3 ? async_acc(&p, dot) : 0;
 	bool slices = !wg && sliceable(&p, dot);
 	if (f->wgmma && !wg && !slices && S >= 3)
@@ -871,8 +874,6 @@ static void pipeline_loop(Func *f, Op *loop)
 
 void pass_pipeline(Func *f)
 {
-	if (f->num_stages < 2)
-		return;
 	int n;
 	Op **loops = ir_collect(f, OP_FOR, &n);
 	for (int i = 0; i < n; i++) {

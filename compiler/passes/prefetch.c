@@ -24,14 +24,16 @@
  * behind the work on the current tile.
  *
  * Loops that store or do atomics are skipped (no alias analysis to show the
- * early load reads what the late one would), and so are loops with a dot:
+ * early load reads what the late one would) unless their `range` says
+ * num_stages >= 2, and so are loops with a dot:
  * its latency hides a plain load's, and registers are what such a loop
  * runs short of (the backward's dK/dV loop would carry each block's lse and
  * delta in the accumulators' column layout, 16 registers apiece, into 68
  * bytes of spills).  Loads that feed a dot (directly or through casts and
  * transposes) belong to the tensor-core pipeliner; tiles over
  * MAX_PER_THREAD elements per thread would cost too many registers;
- * num_stages < 2 turns the pass off.
+ * num_stages < 2 (the loop's own, else the kernel's) turns the pass off
+ * for the loop.
  */
 #include "ir.h"
 #include "compile.h"
@@ -295,9 +297,12 @@ static void prefetch_load(Func *f, Loop *l, Op *ld, const Slice *s)
 
 /*
  * Loads made by this pass (ids from `fresh` on) are not prefetched again by
- * an outer loop.  A loop that writes memory is left alone: without alias
- * information, the next iteration's load could not be moved above this
- * iteration's stores.
+ * an outer loop.  A loop that writes memory is left alone unless its
+ * `range` gave num_stages >= 2: without alias information, the next
+ * iteration's load could not be moved above this iteration's stores, and
+ * the loop's num_stages is the kernel author's word that it may (as
+ * Triton's tl.range(..., num_stages=N) pipelines a loop's loads past its
+ * stores).
  */
 static bool has_dot(Block *b)
 {
@@ -316,7 +321,10 @@ static void prefetch_loop(Func *f, Op *loop, ValId fresh)
 	Block *body = loop->blocks[0];
 	Loop l = {loop, 0, 0, 0};
 	int n = 0, done = 0;
-	if (ir_has_side_effect(body)) /* a load moved across a store might read another value */
+	if (ir_stages(f, loop) < 2)
+		return;
+	/* a load moved across a store might read another value */
+	if (!loop->iattr[1] && ir_has_side_effect(body))
 		return;
 	if (has_dot(body))
 		return;
@@ -350,7 +358,5 @@ static void prefetch_block(Func *f, Block *b, ValId fresh)
 
 void pass_prefetch(Func *f)
 {
-	if (f->num_stages < 2)
-		return;
 	prefetch_block(f, f->entry, f->nvals);
 }

@@ -647,6 +647,97 @@ static void case_layernorm(int rows, int n)
 	free(x), free(w), free(b), free(out), free(mean), free(rstd), free(want), free(wmean), free(wrstd);
 }
 
+/*
+ * layernorm_backward.tile: dx and each program's share of dw and db from
+ * layernorm_backward_dx on `programs` programs (fewer or more than the
+ * rows), then dw and db from layernorm_backward_dwdb on the GPU's shares.
+ * mean and rstd are the forward's (f32 of the double statistics).
+ */
+static void case_layernorm_backward(int rows, int n, int stride, int programs, int num_warps)
+{
+	if (!want("layernorm_backward"))
+		return;
+	Case c;
+	int block = next_pow2(n);
+	start(&c, "layernorm_backward rows=%d n=%d stride=%d programs=%d warps=%d BLOCK=%d", rows, n, stride,
+	      programs, num_warps, block);
+	size_t total = (size_t)rows * stride, parts = (size_t)programs * n;
+	uint16_t *x = xmalloc(2 * total), *dy = xmalloc(2 * total), *w = xmalloc(2 * (size_t)n);
+	uint16_t *dx = xmalloc(2 * total), *dw = xmalloc(2 * (size_t)n), *db = xmalloc(2 * (size_t)n);
+	float *mean = xmalloc(4 * (size_t)rows), *rstd = xmalloc(4 * (size_t)rows);
+	float *dw_part = xmalloc(4 * parts), *db_part = xmalloc(4 * parts);
+	double *want = xmalloc(8 * total), *wpart = xmalloc(8 * 2 * parts), *wsum = xmalloc(8 * 2 * (size_t)n);
+	fill_f16(x, total, -2, 2);
+	fill_f16(dy, total, -1, 1);
+	fill_f16(w, (size_t)n, -1.5, 1.5);
+	memset(wpart, 0, 8 * 2 * parts);
+	memset(wsum, 0, 8 * 2 * (size_t)n);
+	for (int r = 0; r < rows; r++) {
+		const uint16_t *xr = x + (size_t)r * stride, *gr = dy + (size_t)r * stride;
+		double mu = 0, var = 0, c1 = 0, c2 = 0;
+		for (int i = 0; i < n; i++)
+			mu += half_to_f32(xr[i]);
+		mu /= n;
+		for (int i = 0; i < n; i++)
+			var += (half_to_f32(xr[i]) - mu) * (half_to_f32(xr[i]) - mu);
+		mean[r] = (float)mu;
+		rstd[r] = (float)(1 / sqrt(var / n + 1e-5));
+		double *pw = wpart + (size_t)(r % programs) * n, *pb = wpart + parts + (size_t)(r % programs) * n;
+		for (int i = 0; i < n; i++) {
+			double xhat = (half_to_f32(xr[i]) - mean[r]) * (double)rstd[r], g = half_to_f32(gr[i]);
+			c1 += xhat * g * half_to_f32(w[i]), c2 += g * half_to_f32(w[i]);
+			pw[i] += g * xhat, pb[i] += g;
+			wsum[i] += g * xhat, wsum[n + i] += g;
+		}
+		c1 /= n, c2 /= n;
+		for (int i = 0; i < n; i++) {
+			double xhat = (half_to_f32(xr[i]) - mean[r]) * (double)rstd[r];
+			want[(size_t)r * stride + i] = (half_to_f32(gr[i]) * half_to_f32(w[i]) - (xhat * c1 + c2)) * rstd[r];
+		}
+	}
+	Buf b1[] = {{dx, 2 * total, OUT}, {dw_part, 4 * parts, OUT}, {db_part, 4 * parts, OUT},
+	            {dy, 2 * total, IN}, {x, 2 * total, IN}, {w, 2 * (size_t)n, IN},
+	            {mean, 4 * (size_t)rows, IN}, {rstd, 4 * (size_t)rows, IN}};
+	Launch l1 = {.file = "layernorm_backward.tile", .kernel = "layernorm_backward_dx",
+	             .defs = {{"BLOCK", block}}, .ndefs = 1, .num_warps = num_warps, .grid = (unsigned)programs,
+	             .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6), ABUF(7), AI32(rows),
+	                      AI32(stride), AI32(n)},
+	             .nargs = 11, .bufs = b1, .nbufs = 8};
+	Buf b2[] = {{dw, 2 * (size_t)n, OUT}, {db, 2 * (size_t)n, OUT}, {dw_part, 4 * parts, IN},
+	            {db_part, 4 * parts, IN}};
+	Launch l2 = {.file = "layernorm_backward.tile", .kernel = "layernorm_backward_dwdb",
+	             .defs = {{"BLOCK_P", 32}, {"BLOCK_N", 128}}, .ndefs = 2, .grid = (unsigned)((n + 127) / 128),
+	             .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), AI32(programs), AI32(n)}, .nargs = 6,
+	             .bufs = b2, .nbufs = 4};
+	bool small = total <= 100000;
+	void *ir[16] = {0}, *ir2[16] = {0};
+	/* The second kernel runs on the first one's GPU result, in both. */
+	if (run_both(&c, &l1, small, ir)) {
+		compare_rows(&c, "dx", dx, F16, want, rows, n, stride, F16_RTOL, 1e-3);
+		/* a share sums a row in ~programs of dy * xhat (|xhat| < 4) in f32 */
+		compare(&c, "dw share", dw_part, F32, wpart, parts, 1e-5, 1e-5);
+		compare(&c, "db share", db_part, F32, wpart + parts, parts, 1e-5, 1e-5);
+		if (ir[0]) {
+			agree_rows(&c, "dx", dx, ir[0], F16, rows, n, stride, F16_RTOL, 1e-3);
+			agree(&c, "dw share", dw_part, ir[1], F32, parts, 1e-5, 1e-5);
+			agree(&c, "db share", db_part, ir[2], F32, parts, 1e-5, 1e-5);
+		}
+		if (run_both(&c, &l2, small, ir2)) {
+			compare(&c, "dw", dw, F16, wsum, (size_t)n, F16_RTOL, F16_ATOL);
+			compare(&c, "db", db, F16, wsum + n, (size_t)n, F16_RTOL, F16_ATOL);
+			if (ir2[0]) {
+				agree(&c, "dw", dw, ir2[0], F16, (size_t)n, F16_RTOL, F16_ATOL);
+				agree(&c, "db", db, ir2[1], F16, (size_t)n, F16_RTOL, F16_ATOL);
+			}
+		}
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 8);
+	free_results(ir2, 4);
+	free(x), free(dy), free(w), free(dx), free(dw), free(db), free(mean), free(rstd), free(dw_part), free(db_part);
+	free(want), free(wpart), free(wsum);
+}
+
 /* Programs for the grid-stride mean kernels: enough to fill a GPU, never more than the blocks. */
 static int mean_programs(long long n, int block)
 {
@@ -1402,6 +1493,14 @@ static void run_all(void)
 		case_softmax_backward(13, sn[i]);
 	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
 		case_layernorm(7, sn[i]);
+	/* fewer programs than rows, one each, idle programs; warps 4, 8, 16; padded rows */
+	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++) {
+		case_layernorm_backward(37, sn[i], sn[i], 5, 4);
+		case_layernorm_backward(9, sn[i], sn[i] + 8, 9, 8);
+		case_layernorm_backward(6, sn[i], (sn[i] + 31) / 16 * 16, 40, 16);
+	}
+	if (large)
+		case_layernorm_backward(4096, 8192, 8192, 264, 8);
 
 	long long mn[] = {1, 1000, 1000007, 100000000};
 	for (size_t i = 0; i < sizeof mn / sizeof mn[0]; i++)

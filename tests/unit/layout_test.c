@@ -394,7 +394,8 @@ static void test_contract(void)
 {
 	/* matmul_f32 with TF32, matmul_i8 and linear_i8 take the tf32 and int8 mma fragments */
 	const char *files[] = {"layernorm",        "matmul",     "matmul_relu", "linear",     "mean",     "softmax",
-	                       "softmax_backward", "vector_add", "matmul_f32",  "matmul_f32", "matmul_i8", "linear_i8"};
+	                       "softmax_backward", "vector_add", "matmul_f32",  "matmul_f32", "matmul_i8", "linear_i8",
+	                       "layernorm_backward"};
 	static const Define tf32 = {.name = "TF32", .value = 1, .kind = DEF_BOOL};
 	for (int i = 0; i < (int)(sizeof files / sizeof files[0]); i++) {
 		char path[512];

@@ -1,0 +1,180 @@
+"""layernorm_backward.py: the layer-norm backward of dsl_examples/layernorm_backward.tile, tilec against
+Triton and torch, in one process.
+
+    python3 bench/layernorm_backward.py [ROWS N [ROUNDS]]      # default: four shapes, 5 rounds
+
+Given dout, x, w (f16, [rows, n]) and the forward's mean and rstd (f32, from torch's native_layer_norm),
+each contestant computes dx (f16), dw and db (f16).  Contestants:
+
+  tilec           the JIT (tilec.Kernel): layernorm_backward_dx on `programs` programs that walk the rows,
+                  each keeping its share of dw and db in registers, then layernorm_backward_dwdb
+  triton-same     the same two kernels in Triton, line for line (triton_kernels.layer_norm_bwd_same)
+  triton-tutorial 05-layer-norm.py's backward as written there: one program per row, partial sums into
+                  GROUP_SIZE_M rows of f16 under spin locks (zeroed on every call, as there), then the
+                  column sums (triton_kernels.layer_norm_bwd)
+  torch           torch.ops.aten.native_layer_norm_backward (what autograd calls for F.layer_norm)
+
+tilec and triton-same each take the fastest of CONFIGS (programs per SM, warps of the dx kernel), then
+of DWDB_CONFIGS (the column sums' tile) with it: every config checked, then timed (median of 10 calls).  Then ROUNDS rounds; each draws fresh inputs, fills
+dx, dw, db with NaN, runs each contestant once and checks every element against an f64 reference (dx
+within TOL of its largest magnitude, dw and db within TOL_W of theirs: the tutorial sums in f16), then
+times it: median of REPS calls between CUDA events, L2 flushed before each.  GB/s counts what any
+backward must move: x, dout, dx (2 bytes each per element), w, dw, db (2 bytes per column), mean and rstd
+(4 bytes per row).  Printed: GB/s median over the rounds, min, max, ratio to torch; each kernel's time.
+"""
+import os
+import statistics
+import sys
+import tempfile
+
+os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="layernorm-bwd-triton-"))
+import torch  # noqa: E402
+import triton  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+import tilec  # noqa: E402
+import triton_kernels as tk  # noqa: E402
+from probe import bench  # noqa: E402
+from ptx_ab import exit_unless_close, pick_config, print_rates  # noqa: E402
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples", "layernorm_backward.tile")
+SHAPES = [(4096, 1024), (4096, 4096), (4096, 8192), (16384, 8192)]
+CONFIGS = [(1, 4), (1, 8), (1, 16), (2, 4), (2, 8), (2, 16), (4, 4), (4, 8), (8, 4)]  # (programs per SM, warps)
+DWDB_CONFIGS = [(128, 32), (64, 64), (32, 128)]  # (BLOCK_P, BLOCK_N) of the column sums
+REPS = 50
+TOL = 2.0 ** -9     # dx: f16 output (2^-11) and f32 sums
+TOL_W = 2.0 ** -6   # dw, db: the tutorial rounds its partial sums to f16 on every add
+
+
+class Problem:
+    def __init__(self, rows, n):
+        self.rows, self.n = rows, n
+        self.sms = torch.cuda.get_device_properties(0).multi_processor_count
+        self.dx = torch.empty(rows, n, device="cuda", dtype=torch.float16)
+        self.dw, self.db = (torch.empty(n, device="cuda", dtype=torch.float16) for _ in range(2))
+        most = max(c[0] for c in CONFIGS) * self.sms
+        self.part_dw, self.part_db = (torch.empty(most, n, device="cuda", dtype=torch.float32) for _ in range(2))
+        group = tk.layer_norm_bwd_group(n)
+        self.locks = torch.zeros(2 * group, device="cuda", dtype=torch.int32)
+        self.tut_dw, self.tut_db = (torch.empty(group, n, device="cuda", dtype=torch.float16) for _ in range(2))
+        self.block = triton.next_power_of_2(n)
+        self.draw()
+
+    def draw(self):
+        rows, n = self.rows, self.n
+        self.x = (-2.3 + 0.5 * torch.randn(rows, n, device="cuda")).half()
+        self.dy = (0.1 * torch.randn(rows, n, device="cuda")).half()
+        self.w = torch.rand(n, device="cuda").half()
+        self.b = torch.rand(n, device="cuda").half()
+        _, mean, rstd = torch.ops.aten.native_layer_norm(self.x, [n], self.w, self.b, 1e-5)
+        self.mean, self.rstd = mean.view(rows).contiguous(), rstd.view(rows).contiguous()
+        x, dy, w = self.x.double(), self.dy.double(), self.w.double()
+        xhat = (x - self.mean.double()[:, None]) * self.rstd.double()[:, None]
+        g = w * dy
+        c1 = (xhat * g).sum(1, keepdim=True) / n
+        c2 = g.sum(1, keepdim=True) / n
+        self.ref = ((g - (xhat * c1 + c2)) * self.rstd.double()[:, None], (dy * xhat).sum(0), dy.sum(0))
+        del x, dy, w, xhat, g
+        torch.cuda.synchronize()
+
+    def check(self, name, fn, out=None):
+        for t in (self.dx, self.dw, self.db):
+            t.fill_(float("nan"))
+        fn()
+        torch.cuda.synchronize()
+        got = out() if out else (self.dx, self.dw, self.db)
+        for what, g, ref, tol in zip(("dx", "dw", "db"), got, self.ref, (TOL, TOL_W, TOL_W)):
+            exit_unless_close(f"{name}: {what}", g, ref, tol * ref.abs().max())
+
+    def nbytes(self):
+        return 3 * 2 * self.rows * self.n + 3 * 2 * self.n + 8 * self.rows
+
+
+def tilec_kernels(p, cfg, dwdb=DWDB_CONFIGS[0]):
+    dx = tilec.Kernel.compile(SRC, "layernorm_backward_dx", defines={"BLOCK": p.block}, num_warps=cfg[1])
+    sums = tilec.Kernel.compile(SRC, "layernorm_backward_dwdb", defines={"BLOCK_P": dwdb[0], "BLOCK_N": dwdb[1]},
+                                num_warps=4)
+    return dx, sums
+
+
+def tilec_steps(p, ks, cfg, dwdb=DWDB_CONFIGS[0]):
+    """The two launches, apart."""
+    programs = cfg[0] * p.sms
+    return [lambda: ks[0].launch(programs, p.dx, p.part_dw, p.part_db, p.dy, p.x, p.w, p.mean, p.rstd, p.rows,
+                                 p.n, p.n),
+            lambda: ks[1].launch(triton.cdiv(p.n, dwdb[1]), p.dw, p.db, p.part_dw, p.part_db, programs, p.n)]
+
+
+def triton_steps(p, cfg, dwdb=DWDB_CONFIGS[0]):
+    programs = cfg[0] * p.sms
+    return [lambda: tk.layer_norm_bwd_same_dx(p.dy, p.x, p.w, p.mean, p.rstd, p.dx, p.part_dw, p.part_db,
+                                              (programs, cfg[1])),
+            lambda: tk.layer_norm_bwd_same_dwdb(p.dw, p.db, p.part_dw, p.part_db, programs, dwdb)]
+
+
+def both(steps):
+    return lambda: [f() for f in steps]
+
+
+def triton_tutorial(p):
+    return lambda: tk.layer_norm_bwd(p.dy, p.x, p.w, p.mean, p.rstd, p.dx, p.dw, p.db, p.locks, p.tut_dw,
+                                     p.tut_db)
+
+
+def torch_aten(p):
+    box = [None]
+    mean, rstd = p.mean.view(p.rows, 1), p.rstd.view(p.rows, 1)
+
+    def run():
+        box[0] = torch.ops.aten.native_layer_norm_backward(p.dy, p.x, [p.n], mean, rstd, p.w, p.b,
+                                                           [True, True, True])
+    return run, lambda: box[0]
+
+
+def one(rows, n, rounds):
+    p = Problem(rows, n)
+    gbs = lambda ms: p.nbytes() / (ms * 1e-3) / 1e9  # noqa: E731
+    # the dx kernel's config with the first column-sum shape, then the column sums' shape with that config
+    t_cfg = pick_config("tilec", CONFIGS, lambda c: both(tilec_steps(p, tilec_kernels(p, c), c)), p.check, gbs,
+                        "GB/s")
+    t_sum = pick_config("tilec", DWDB_CONFIGS,
+                        lambda d: both(tilec_steps(p, tilec_kernels(p, t_cfg, d), t_cfg, d)), p.check, gbs, "GB/s")
+    s_cfg = pick_config("triton-same", CONFIGS, lambda c: both(triton_steps(p, c)), p.check, gbs, "GB/s")
+    s_sum = pick_config("triton-same", DWDB_CONFIGS, lambda d: both(triton_steps(p, s_cfg, d)), p.check, gbs,
+                        "GB/s")
+    print(f"layernorm backward f16 rows={rows} n={n}: tilec {t_cfg} {t_sum}, triton-same {s_cfg} {s_sum} "
+          f"((programs per SM, warps) (BLOCK_P, BLOCK_N)); {rounds} rounds x {REPS} reps, fresh inputs each")
+    ks = tilec_kernels(p, t_cfg, t_sum)
+    got = {name: [] for name in ("tilec", "triton-same", "triton-tutorial", "torch")}
+    parts = {name: [] for name in ("tilec dx", "tilec dwdb", "triton-same dx", "triton-same dwdb")}
+    for _ in range(rounds):
+        p.draw()
+        t_run, t_out = torch_aten(p)
+        steps = {"tilec": tilec_steps(p, ks, t_cfg, t_sum), "triton-same": triton_steps(p, s_cfg, s_sum)}
+        runs = {"tilec": (both(steps["tilec"]), None),
+                "triton-same": (both(steps["triton-same"]), None),
+                "triton-tutorial": (triton_tutorial(p), None),
+                "torch": (t_run, t_out)}
+        for name, (fn, out) in runs.items():
+            p.check(name, fn, out)
+        for name, (fn, _) in runs.items():
+            got[name].append(bench(fn, p.nbytes(), REPS)[1])
+        for name, s in steps.items():
+            for part, f in zip(("dx", "dwdb"), s):
+                parts[f"{name} {part}"].append(bench(f, 1, REPS)[0] * 1e3)
+    print_rates(got, "GB/s", "torch")
+    print("per kernel, us (median over the rounds): "
+          + ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in parts.items()))
+
+
+def main():
+    a = [int(v) for v in sys.argv[1:]]
+    shapes = [tuple(a[0:2])] if len(a) >= 2 else SHAPES
+    rounds = a[2] if len(a) > 2 else 5
+    torch.manual_seed(0)
+    for rows, n in shapes:
+        one(rows, n, rounds)
+
+
+if __name__ == "__main__":
+    main()
