@@ -64,9 +64,10 @@ static void on_fatal(const char *reason)
  * 2251 instructions built, 1364 after ADCE; the passes' work -8%), with
  * the same machine code for every kernel.  The SLP vectoriser (with vector-combine
  * after it) pairs f16 and bf16 arithmetic into f16x2 instructions and finds
- * nothing else to do in these kernels, so it runs only where a kernel has
- * such arithmetic (half_math); it was a quarter of the passes' time on the
- * matmul.  TILEC_LLVM_REFERENCE=1 brings back default<O3> and Aggressive;
+ * little else to do in these kernels, so it runs only where a kernel has
+ * such arithmetic or f16/bf16 tiles loaded element by element, whose
+ * halves it packs into words with fewer moves (half_math); it was a
+ * quarter of the passes' time on the matmul.  TILEC_LLVM_REFERENCE=1 brings back default<O3> and Aggressive;
  * TILEC_LLVM_PASSES replaces the list (for trying others).
  */
 #define IC "instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>"
@@ -985,9 +986,21 @@ static void verify(Cg *c, const char *when)
 	LLVMDisposeMessage(msg);
 }
 
-/* An element-wise op other than a cast on f16 or bf16 values: work for the SLP vectoriser. */
+/*
+ * Work for the SLP vectoriser: an element-wise op other than a cast on f16
+ * or bf16 values, or an f16/bf16 tile loaded one element at a time (no
+ * proof of two contiguous, 4-byte aligned elements), whose halves the
+ * vectoriser and vector-combine pack into 32-bit words with fewer moves.
+ */
 static void find_half_math(Func *f, Op *op, void *found)
 {
+	if (op->code == OP_LOAD && vtype(f, op->res[0]).rank > 0) {
+		ElemKind e = vtype(f, op->res[0]).elem;
+		Value *p = val(f, op->opnds[0]);
+		if ((e == TY_F16 || e == TY_BF16) && (p->contig < 2 || p->divis % 4 != 0))
+			*(bool *)found = true;
+		return;
+	}
 	if (!op_has(op->code, F_ELTWISE) || op->code == OP_CAST)
 		return;
 	for (int i = 0; i < op->nopnds + op->nres; i++) {

@@ -979,13 +979,17 @@ class Assign:
 
 
 class For:
-    def __init__(self, iv, lo, hi, step, body):
-        self.iv, self.lo, self.hi, self.step, self.body = iv, lo, hi, step, body
+    """stages: range's num_stages=N (None: not given); the interpreter's semantics do not depend on it."""
+
+    def __init__(self, iv, lo, hi, step, body, stages=None):
+        self.iv, self.lo, self.hi, self.step, self.body, self.stages = iv, lo, hi, step, body, stages
 
     def lines(self, ind):
         r = [self.lo.src(), self.hi.src()] if self.lo is not None else [self.hi.src()]
         if self.step is not None:
             r.append(self.step.src())
+        if self.stages is not None:
+            r.append('num_stages=%d' % self.stages)
         out = ['%sfor %s in range(%s) {' % (ind, self.iv, ', '.join(r))]
         for s in self.body:
             out += s.lines(ind + '    ')
@@ -1711,11 +1715,15 @@ def fam_loop(k):
         v = Reduce('sum', Cast(leaves[0], atom.dt), 0)
         k.body.append(Store(Ptr(atom, Lit(r.randrange(4))), v, atomic=True))
     body, k.body = k.body, outer
+    # the loop's own num_stages: 2 or 3 prefetch its loads even past its stores and atomics, which
+    # write out and acc, never an input it loads; 1 turns prefetch off
+    stages = r.choice([None, None, 1, 2, 3])
     if chunks:
-        k.body.append(For(iv, None, ch, None, body) if r.random() < 0.5 else For(iv, Lit(0), ch, Lit(1), body))
+        k.body.append(For(iv, None, ch, None, body, stages) if r.random() < 0.5
+                      else For(iv, Lit(0), ch, Lit(1), body, stages))
     else:
         stride = Bin('*', Pid(ax, True, nprog), blk)
-        k.body.append(For(iv, Bin('*', pid, blk), nn, stride, body))
+        k.body.append(For(iv, Bin('*', pid, blk), nn, stride, body, stages))
     k.body.append(Store(Ptr(osc, pid), Reduce(r.choice(['sum', 'max', 'min']), acc, 0)))
     if mx is not None:
         k.body.append(Store(Ptr(omx, pid), mx))
