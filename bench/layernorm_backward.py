@@ -8,6 +8,8 @@ each contestant computes dx (f16), dw and db (f16).  Contestants:
 
   tilec           the JIT (tilec.Kernel): layernorm_backward_dx on `programs` programs that walk the rows,
                   each keeping its share of dw and db in registers, then layernorm_backward_dwdb
+  tilec-stages1   the same at tilec's config with the row loop's num_stages=2 made 1: no loads of the
+                  next row while this one is worked on (what the keyword buys)
   triton-same     the same two kernels in Triton, line for line (triton_kernels.layer_norm_bwd_same)
   triton-tutorial 05-layer-norm.py's backward as written there: one program per row, partial sums into
                   GROUP_SIZE_M rows of f16 under spin locks (zeroed on every call, as there), then the
@@ -90,8 +92,17 @@ class Problem:
         return 3 * 2 * self.rows * self.n + 3 * 2 * self.n + 8 * self.rows
 
 
-def tilec_kernels(p, cfg, dwdb=DWDB_CONFIGS[0]):
-    dx = tilec.Kernel.compile(SRC, "layernorm_backward_dx", defines={"BLOCK": p.block}, num_warps=cfg[1])
+def source(stages):
+    """The example's text, its row loop's num_stages=2 replaced by num_stages=`stages`."""
+    text, loop = open(SRC).read(), "num_programs(0), num_stages=2)"
+    if text.count(loop) != 1:
+        sys.exit("layernorm_backward.tile: its row loop no longer ends in " + loop)
+    return text.replace(loop, f"num_programs(0), num_stages={stages})")
+
+
+def tilec_kernels(p, cfg, dwdb=DWDB_CONFIGS[0], stages=2):
+    dx = tilec.Kernel.compile(source(stages), "layernorm_backward_dx", defines={"BLOCK": p.block},
+                              num_warps=cfg[1])
     sums = tilec.Kernel.compile(SRC, "layernorm_backward_dwdb", defines={"BLOCK_P": dwdb[0], "BLOCK_N": dwdb[1]},
                                 num_warps=4)
     return dx, sums
@@ -145,13 +156,17 @@ def one(rows, n, rounds):
     print(f"layernorm backward f16 rows={rows} n={n}: tilec {t_cfg} {t_sum}, triton-same {s_cfg} {s_sum} "
           f"((programs per SM, warps) (BLOCK_P, BLOCK_N)); {rounds} rounds x {REPS} reps, fresh inputs each")
     ks = tilec_kernels(p, t_cfg, t_sum)
-    got = {name: [] for name in ("tilec", "triton-same", "triton-tutorial", "torch")}
-    parts = {name: [] for name in ("tilec dx", "tilec dwdb", "triton-same dx", "triton-same dwdb")}
+    k1 = tilec_kernels(p, t_cfg, t_sum, stages=1)
+    got = {name: [] for name in ("tilec", "tilec-stages1", "triton-same", "triton-tutorial", "torch")}
+    parts = {name: [] for name in ("tilec dx", "tilec dwdb", "tilec-stages1 dx", "triton-same dx",
+                                   "triton-same dwdb")}
     for _ in range(rounds):
         p.draw()
         t_run, t_out = torch_aten(p)
-        steps = {"tilec": tilec_steps(p, ks, t_cfg, t_sum), "triton-same": triton_steps(p, s_cfg, s_sum)}
+        steps = {"tilec": tilec_steps(p, ks, t_cfg, t_sum), "tilec-stages1": tilec_steps(p, k1, t_cfg, t_sum)[:1],
+                 "triton-same": triton_steps(p, s_cfg, s_sum)}
         runs = {"tilec": (both(steps["tilec"]), None),
+                "tilec-stages1": (both(tilec_steps(p, k1, t_cfg, t_sum)), None),
                 "triton-same": (both(steps["triton-same"]), None),
                 "triton-tutorial": (triton_tutorial(p), None),
                 "torch": (t_run, t_out)}
