@@ -40,9 +40,9 @@ typedef struct CompileOptions {
 	bool lineinfo;             /* .loc directives in PTX (default on in the CLI) */
 } CompileOptions;
 
-/* The values num_warps and num_stages take, from attributes, flags and the JIT's options alike. */
+/* The values num_warps takes, from attributes, flags and the JIT's options alike (num_stages: ir.h's
+ * num_stages_ok, which also checks a loop's own). */
 static inline bool num_warps_ok(int64_t n) { return n >= 1 && n <= 32 && (n & (n - 1)) == 0; }
-/* num_stages_ok: ir.h (a loop's own num_stages too) */
 
 typedef struct Compilation {
 	Arena *arena;

@@ -229,6 +229,7 @@ Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap);
  */
 static inline bool num_stages_ok(int64_t n) { return n >= 1 && n <= 8; }
 int ir_stages(const Func *f, const Op *op);
+
 /* Every op of one opcode, in program order (an arena array of *n ops), so a
  * pass can rewrite them without walking a block it is changing. */
 Op **ir_collect(Func *f, Opcode code, int *n);

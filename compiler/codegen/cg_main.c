@@ -67,8 +67,9 @@ static void on_fatal(const char *reason)
  * little else to do in these kernels, so it runs only where a kernel has
  * such arithmetic or f16/bf16 tiles loaded element by element, whose
  * halves it packs into words with fewer moves (half_math); it was a
- * quarter of the passes' time on the matmul.  TILEC_LLVM_REFERENCE=1 brings back default<O3> and Aggressive;
- * TILEC_LLVM_PASSES replaces the list (for trying others).
+ * quarter of the passes' time on the matmul.  TILEC_LLVM_REFERENCE=1
+ * brings back default<O3> and Aggressive; TILEC_LLVM_PASSES replaces the
+ * list (for trying others).
  */
 #define IC "instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>"
 #define PASSES(SLP)                                                                                           \
