@@ -10,7 +10,9 @@ each contestant computes dx (f16), dw and db (f16).  Contestants:
                   each keeping its share of dw and db in registers, then layernorm_backward_dwdb
   tilec-stages1   the same at tilec's config with the row loop's num_stages=2 made 1: no loads of the
                   next row while this one is worked on (what the keyword buys)
-  triton-same     the same two kernels in Triton, line for line (triton_kernels.layer_norm_bwd_same)
+  triton-same     the same two kernels in Triton, line for line (triton_kernels.layer_norm_bwd_same_*:
+                  tl.range(..., num_stages=2))
+  triton-stages1  the same at triton-same's config with num_stages=1
   triton-tutorial 05-layer-norm.py's backward as written there: one program per row, partial sums into
                   GROUP_SIZE_M rows of f16 under spin locks (zeroed on every call, as there), then the
                   column sums (triton_kernels.layer_norm_bwd)
@@ -116,10 +118,10 @@ def tilec_steps(p, ks, cfg, dwdb=DWDB_CONFIGS[0]):
             lambda: ks[1].launch(triton.cdiv(p.n, dwdb[1]), p.dw, p.db, p.part_dw, p.part_db, programs, p.n)]
 
 
-def triton_steps(p, cfg, dwdb=DWDB_CONFIGS[0]):
+def triton_steps(p, cfg, dwdb=DWDB_CONFIGS[0], stages=2):
     programs = cfg[0] * p.sms
     return [lambda: tk.layer_norm_bwd_same_dx(p.dy, p.x, p.w, p.mean, p.rstd, p.dx, p.part_dw, p.part_db,
-                                              (programs, cfg[1])),
+                                              (programs, cfg[1]), stages),
             lambda: tk.layer_norm_bwd_same_dwdb(p.dw, p.db, p.part_dw, p.part_db, programs, dwdb)]
 
 
@@ -157,14 +159,15 @@ def one(rows, n, rounds):
           f"((programs per SM, warps) (BLOCK_P, BLOCK_N)); {rounds} rounds x {REPS} reps, fresh inputs each")
     ks = tilec_kernels(p, t_cfg, t_sum)
     k1 = tilec_kernels(p, t_cfg, t_sum, stages=1)
-    got = {name: [] for name in ("tilec", "tilec-stages1", "triton-same", "triton-tutorial", "torch")}
+    got = {name: [] for name in ("tilec", "tilec-stages1", "triton-same", "triton-stages1", "triton-tutorial",
+                                 "torch")}
     parts = {name: [] for name in ("tilec dx", "tilec dwdb", "tilec-stages1 dx", "triton-same dx",
-                                   "triton-same dwdb")}
+                                   "triton-same dwdb", "triton-stages1 dx")}
     for _ in range(rounds):
         p.draw()
         t_run, t_out = torch_aten(p)
         steps = {"tilec": tilec_steps(p, ks, t_cfg, t_sum), "tilec-stages1": tilec_steps(p, k1, t_cfg, t_sum),
-                 "triton-same": triton_steps(p, s_cfg, s_sum)}
+                 "triton-same": triton_steps(p, s_cfg, s_sum), "triton-stages1": triton_steps(p, s_cfg, s_sum, 1)}
         runs = {name: (both(s), None) for name, s in steps.items()}
         runs["triton-tutorial"] = (triton_tutorial(p), None)
         runs["torch"] = (t_run, t_out)
@@ -174,7 +177,7 @@ def one(rows, n, rounds):
             got[name].append(bench(fn, p.nbytes(), REPS)[1])
         for name, s in steps.items():
             for part, f in zip(("dx", "dwdb"), s):
-                if f"{name} {part}" in parts:  # tilec-stages1's column sums are tilec's kernel
+                if f"{name} {part}" in parts:  # the stages1 variants' column sums are the same kernels
                     parts[f"{name} {part}"].append(bench(f, 1, REPS)[0] * 1e3)
     print_rates(got, "GB/s", "torch")
     print("per kernel, us (median over the rounds): "

@@ -4,7 +4,11 @@ Each kernel follows Triton's own tutorial for it, so that the comparison is
 with Triton as its authors show it:
   vector add   01-vector-add.py (BLOCK_SIZE 1024, grid cdiv(n, BLOCK)).
   softmax      02-fused-softmax.py in its one-row-per-program form: BLOCK =
-               next_pow2(n), num_warps 4, 8 from BLOCK 2048, 16 from 4096.
+               next_pow2(n), num_warps 4, 8 from BLOCK 2048, 16 from 4096; and
+               in its present persistent form (programs walk the rows in a
+               tl.range with num_stages), with the tutorial's host code
+               (softmax_tutorial) and at a given config (softmax_persistent_same:
+               dsl_examples/softmax.tile's softmax_persistent line for line).
   layer norm   05-layer-norm.py, `_layer_norm_fwd_fused` as written there (three
                loops over the row, mean and rstd stored), BLOCK = min(65536 //
                element size, next_pow2(n)), num_warps = min(max(BLOCK // 256, 1), 8).
@@ -85,6 +89,48 @@ def softmax(x, out):
     block, num_warps = softmax_config(n)
     softmax_kernel[(rows,)](out, x, x.stride(0), out.stride(0), n, num_warps=num_warps,
                             BLOCK_SIZE=block)
+
+
+@triton.jit
+def softmax_persistent_kernel(out_ptr, inp_ptr, rows, stride, n, BLOCK: tl.constexpr, STAGES: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n
+    for row in tl.range(tl.program_id(0), rows, tl.num_programs(0), num_stages=STAGES):
+        x = tl.load(inp_ptr + row * stride + cols, mask=mask, other=-float('inf'))
+        num = tl.exp(x - tl.max(x, 0))
+        tl.store(out_ptr + row * stride + cols, num / tl.sum(num, 0), mask=mask)
+
+
+def softmax_persistent_same(x, out, config, stages=2):
+    """dsl_examples/softmax.tile's softmax_persistent, line for line; config (programs, warps)."""
+    rows, n = x.shape
+    programs, num_warps = config
+    softmax_persistent_kernel[(programs,)](out, x, rows, x.stride(0), n, BLOCK=triton.next_power_of_2(n),
+                                           STAGES=stages, num_warps=num_warps)
+
+
+_softmax_tutorial_programs = {}
+
+
+def softmax_tutorial(x, out):
+    """02-fused-softmax.py as it stands: the persistent kernel above (the tutorial's, renamed), 8 warps,
+    num_stages 4 where an SM has over 200 KB of shared memory, else 2, and as many programs as the
+    compiled kernel's registers and shared memory let reside at once, at most one per row."""
+    rows, n = x.shape
+    block = triton.next_power_of_2(n)
+    key = (x.device.index, block, rows)
+    if key not in _softmax_tutorial_programs:  # the device query takes long enough to show in a timing
+        props = triton.runtime.driver.active.utils.get_device_properties(x.device.index)
+        stages = 4 if props["max_shared_mem"] > 200000 else 2
+        k = softmax_persistent_kernel.warmup(out, x, rows, x.stride(0), n, BLOCK=block, STAGES=stages,
+                                             num_warps=8, grid=(1,))
+        k._init_handles()
+        occupancy = props["max_num_regs"] // (max(k.n_regs, 1) * 32 * 8)
+        if k.metadata.shared:
+            occupancy = min(occupancy, props["max_shared_mem"] // k.metadata.shared)
+        _softmax_tutorial_programs[key] = (min(props["multiprocessor_count"] * max(occupancy, 1), rows), stages)
+    programs, stages = _softmax_tutorial_programs[key]
+    softmax_persistent_kernel[(programs,)](out, x, rows, x.stride(0), n, BLOCK=block, STAGES=stages, num_warps=8)
 
 
 @triton.jit
@@ -227,13 +273,13 @@ def layer_norm_bwd(dy, x, w, mean, rstd, dx, dw, db, locks, part_dw, part_db):
 
 @triton.jit
 def layer_norm_bwd_dx_kernel(dx_ptr, dw_part_ptr, db_part_ptr, dout_ptr, x_ptr, w_ptr, mean_ptr, rstd_ptr,
-                             rows, stride, n, BLOCK: tl.constexpr):
+                             rows, stride, n, BLOCK: tl.constexpr, STAGES: tl.constexpr):
     cols = tl.arange(0, BLOCK)
     mask = cols < n
     ws = tl.load(w_ptr + cols, mask=mask, other=0.).to(tl.float32)
     dw = tl.zeros([BLOCK], dtype=tl.float32)
     db = tl.zeros([BLOCK], dtype=tl.float32)
-    for row in range(tl.program_id(0), rows, tl.num_programs(0)):
+    for row in tl.range(tl.program_id(0), rows, tl.num_programs(0), num_stages=STAGES):
         offs = row * stride + cols
         xs = tl.load(x_ptr + offs, mask=mask, other=0.).to(tl.float32)
         dy = tl.load(dout_ptr + offs, mask=mask, other=0.).to(tl.float32)
@@ -267,13 +313,13 @@ def layer_norm_bwd_dwdb_kernel(dw_ptr, db_ptr, dw_part_ptr, db_part_ptr, parts, 
     tl.store(db_ptr + cols, tl.sum(sb, 0).to(tl.float16), mask=cmask)
 
 
-def layer_norm_bwd_same_dx(dy, x, w, mean, rstd, dx, part_dw, part_db, config):
-    """dsl_examples/layernorm_backward.tile's dx kernel, line for line; config (programs, warps),
-    part_dw and part_db [programs, n] f32."""
+def layer_norm_bwd_same_dx(dy, x, w, mean, rstd, dx, part_dw, part_db, config, stages=2):
+    """dsl_examples/layernorm_backward.tile's dx kernel, line for line (its row loop's num_stages=2 is
+    `stages`); config (programs, warps), part_dw and part_db [programs, n] f32."""
     rows, n = x.shape
     programs, num_warps = config
     layer_norm_bwd_dx_kernel[(programs,)](dx, part_dw, part_db, dy, x, w, mean, rstd, rows, x.stride(0), n,
-                                          BLOCK=triton.next_power_of_2(n), num_warps=num_warps)
+                                          BLOCK=triton.next_power_of_2(n), STAGES=stages, num_warps=num_warps)
 
 
 def layer_norm_bwd_same_dwdb(dw, db, part_dw, part_db, parts, config):

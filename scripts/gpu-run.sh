@@ -21,8 +21,8 @@
 #              (the int8 linear layer vs Triton and cuBLAS int8) and
 #              bench/attention.py, plain and causal, and
 #              bench/attention_backward.py (vs Triton and torch SDPA) and
-#              bench/layernorm_backward.py (vs Triton and torch; all into
-#              bench.log)
+#              bench/layernorm_backward.py and bench/softmax_persistent.py
+#              (vs Triton and torch; all into bench.log)
 # Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
 # bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
 # Prints a summary last.  Exit status 1 if any step failed.  The run stays
@@ -114,6 +114,8 @@ ptxas_all() {
 		softmax.tile softmax 16 BLOCK=4096
 		softmax.tile softmax 16 BLOCK=8192
 		softmax.tile softmax 16 BLOCK=16384
+		softmax.tile softmax_persistent 4 BLOCK=1024
+		softmax.tile softmax_persistent 16 BLOCK=4096
 		softmax_backward.tile softmax_backward 4 BLOCK=1024
 		layernorm.tile layernorm 8 BLOCK=8192
 		layernorm_backward.tile layernorm_backward_dx 8 BLOCK=8192
@@ -166,7 +168,7 @@ sanitize() {
 		--examples dsl_examples || return
 	echo "=== racecheck"
 	local only=softmax,softmax_backward,layernorm,mean,attention,attention_causal,matmul,matmul_relu,linear,matmul_nt
-	only+=,attention_backward,batched_matmul,matmul_f32,matmul_i8,linear_i8,layernorm_backward
+	only+=,attention_backward,batched_matmul,matmul_f32,matmul_i8,linear_i8,layernorm_backward,softmax_persistent
 	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
 		--examples dsl_examples --only "$only" || return
 	echo "=== racecheck, sm_90"
@@ -184,6 +186,7 @@ step bench 120 python3 bench/attention.py 32 4096 64 3
 step bench 100 python3 bench/attention.py 32 4096 64 3 causal
 step bench 120 python3 bench/attention_backward.py 32 4096 64 3
 step bench 90 python3 bench/layernorm_backward.py
+step bench 90 python3 bench/softmax_persistent.py
 
 summary+=("GPU: $gpu")
 summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")

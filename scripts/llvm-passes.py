@@ -42,6 +42,7 @@ EXAMPLES = [
     ("softmax.tile", "softmax", ["-D", "BLOCK=1024", "--hints", "n=16,stride=16"]),
     ("softmax.tile", "softmax", ["-D", "BLOCK=4096", "--num-warps", "16", "--hints", "n=16,stride=16"]),
     ("softmax.tile", "softmax", ["-D", "BLOCK=16384", "--num-warps", "16", "--hints", "n=16,stride=16"]),
+    ("softmax.tile", "softmax_persistent", ["-D", "BLOCK=4096", "--num-warps", "16", "--hints", "n=16,stride=16"]),
     ("softmax_backward.tile", "softmax_backward", ["-D", "BLOCK=1024", "--hints", "n=16,stride=16"]),
     ("layernorm.tile", "layernorm", ["-D", "BLOCK=8192", "--num-warps", "8", "--hints", "n=16,stride=16"]),
     ("layernorm_backward.tile", "layernorm_backward_dx", ["-D", "BLOCK=8192", "--num-warps", "8", "--hints",

@@ -555,6 +555,38 @@ static void case_softmax(int rows, int n, int stride)
 	free(x), free(out), free(want);
 }
 
+/* softmax_persistent: `programs` programs walk the rows (fewer than the rows,
+ * one each, or more, some idle); the next row is loaded before this one is
+ * stored (num_stages=2). */
+static void case_softmax_persistent(int rows, int n, int stride, int programs, int num_warps)
+{
+	if (!want("softmax_persistent"))
+		return;
+	Case c;
+	int block = next_pow2(n);
+	start(&c, "softmax_persistent rows=%d n=%d stride=%d programs=%d warps=%d BLOCK=%d", rows, n, stride,
+	      programs, num_warps, block);
+	size_t total = (size_t)rows * stride;
+	float *x = xmalloc(4 * total), *out = xmalloc(4 * total);
+	double *want = xmalloc(8 * total);
+	fill_f32(x, total, -4, 4);
+	softmax_ref(want, x, rows, n, stride);
+	Buf bufs[] = {{out, 4 * total, OUT}, {x, 4 * total, IN}};
+	Launch l = {.file = "softmax.tile", .kernel = "softmax_persistent", .defs = {{"BLOCK", block}}, .ndefs = 1,
+	            .num_warps = num_warps, .grid = (unsigned)programs,
+	            .args = {ABUF(0), ABUF(1), AI32(rows), AI32(stride), AI32(n)}, .nargs = 5, .bufs = bufs,
+	            .nbufs = 2};
+	void *ir[16];
+	if (run_both(&c, &l, true, ir)) {
+		compare_rows(&c, "out", out, F32, want, rows, n, stride, F32_RTOL, F32_ATOL);
+		if (ir[0])
+			agree_rows(&c, "out", out, ir[0], F32, rows, n, stride, F32_RTOL, F32_ATOL);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 2);
+	free(x), free(out), free(want);
+}
+
 static void case_softmax_backward(int rows, int n)
 {
 	if (!want("softmax_backward"))
@@ -1488,6 +1520,14 @@ static void run_all(void)
 		case_softmax(37, sn[i], sn[i]);
 	case_softmax(5, 781, 800);   /* padded rows: stride is a multiple of 16, n is not */
 	case_softmax(1, 4096, 4096);
+	/* fewer programs than rows, one each, idle programs; warps 4, 8, 16; padded rows */
+	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++) {
+		case_softmax_persistent(37, sn[i], sn[i], 5, 4);
+		case_softmax_persistent(9, sn[i], sn[i], 9, 8);
+		case_softmax_persistent(6, sn[i], (sn[i] + 31) / 16 * 16, 40, 16);
+	}
+	if (large)
+		case_softmax_persistent(4096, 4096, 4096, 528, 16);
 
 	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
 		case_softmax_backward(13, sn[i]);
