@@ -44,7 +44,7 @@ from ptx_ab import exit_unless_close, pick_config, print_rates  # noqa: E402
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples", "layernorm_backward.tile")
 SHAPES = [(4096, 1024), (4096, 4096), (4096, 8192), (16384, 8192)]
 CONFIGS = [(1, 4), (1, 8), (1, 16), (2, 4), (2, 8), (2, 16), (4, 4), (4, 8), (8, 4)]  # (programs per SM, warps)
-DWDB_CONFIGS = [(128, 32), (64, 64), (32, 128)]  # (BLOCK_P, BLOCK_N) of the column sums
+DWDB_CONFIGS = [(128, 32), (64, 64), (32, 128), (128, 16), (256, 16), (256, 8)]  # (BLOCK_P, BLOCK_N), column sums
 REPS = 50
 TOL = 2.0 ** -9     # dx: f16 output (2^-11) and f32 sums
 TOL_W = 2.0 ** -6   # dw, db: the tutorial rounds its partial sums to f16 on every add
