@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
 from probe import bench  # noqa: E402
-from ptx_ab import exit_unless_close, pick_config, print_rates  # noqa: E402
+from ptx_ab import exit_unless_close, pick_config, print_rates, row_loop_source, rows_main  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples", "layernorm_backward.tile")
 SHAPES = [(4096, 1024), (4096, 4096), (4096, 8192), (16384, 8192)]
@@ -94,16 +94,8 @@ class Problem:
         return 3 * 2 * self.rows * self.n + 3 * 2 * self.n + 8 * self.rows
 
 
-def source(stages):
-    """The example's text, its row loop's num_stages=2 replaced by num_stages=`stages`."""
-    text, loop = open(SRC).read(), "num_programs(0), num_stages=2)"
-    if text.count(loop) != 1:
-        sys.exit("layernorm_backward.tile: its row loop no longer ends in " + loop)
-    return text.replace(loop, f"num_programs(0), num_stages={stages})")
-
-
 def tilec_kernels(p, cfg, dwdb=DWDB_CONFIGS[0], stages=2):
-    dx = tilec.Kernel.compile(source(stages), "layernorm_backward_dx", defines={"BLOCK": p.block},
+    dx = tilec.Kernel.compile(row_loop_source(SRC, stages), "layernorm_backward_dx", defines={"BLOCK": p.block},
                               num_warps=cfg[1])
     sums = tilec.Kernel.compile(SRC, "layernorm_backward_dwdb", defines={"BLOCK_P": dwdb[0], "BLOCK_N": dwdb[1]},
                                 num_warps=4)
@@ -185,12 +177,7 @@ def one(rows, n, rounds):
 
 
 def main():
-    a = [int(v) for v in sys.argv[1:]]
-    shapes = [tuple(a[0:2])] if len(a) >= 2 else SHAPES
-    rounds = a[2] if len(a) > 2 else 5
-    torch.manual_seed(0)
-    for rows, n in shapes:
-        one(rows, n, rounds)
+    rows_main(one, SHAPES)
 
 
 if __name__ == "__main__":

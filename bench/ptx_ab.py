@@ -194,5 +194,24 @@ def print_rates(got, unit, ref, width=16):
         print(f"{name:<{width}} {m:9.1f} {min(v):7.1f} {max(v):7.1f} {m / t:{max(8, len(ref) + 1)}.3f}")
 
 
+def row_loop_source(path, stages):
+    """The text of the example at path with its row loop's num_stages=2 made `stages` (a loop that ends in
+    `num_programs(0), num_stages=2)`, once in the file)."""
+    text, loop = open(path).read(), "num_programs(0), num_stages=2)"
+    if text.count(loop) != 1:
+        sys.exit(f"{path}: no single row loop ending in {loop}")
+    return text.replace(loop, f"num_programs(0), num_stages={stages})")
+
+
+def rows_main(one, shapes):
+    """`script [ROWS N [ROUNDS]]`: one(rows, n, rounds) for the shape given, else for each of shapes;
+    5 rounds unless given."""
+    a = [int(v) for v in sys.argv[1:]]
+    rounds = a[2] if len(a) > 2 else 5
+    torch.manual_seed(0)
+    for rows, n in ([tuple(a[0:2])] if len(a) >= 2 else shapes):
+        one(rows, n, rounds)
+
+
 if __name__ == "__main__":
     main()

@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
 from probe import bench  # noqa: E402
-from ptx_ab import pick_config, print_rates  # noqa: E402
+from ptx_ab import pick_config, print_rates, row_loop_source, rows_main  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples", "softmax.tile")
 SHAPES = [(4096, 1024), (4096, 4096), (4096, 16384), (16384, 8192)]
@@ -76,16 +76,9 @@ class Problem:
         return 2 * 4 * self.rows * self.n
 
 
-def source(stages):
-    """softmax.tile with softmax_persistent's num_stages=2 replaced by num_stages=`stages`."""
-    text, loop = open(SRC).read(), "num_programs(0), num_stages=2)"
-    if text.count(loop) != 1:
-        sys.exit("softmax.tile: softmax_persistent's row loop no longer ends in " + loop)
-    return text.replace(loop, f"num_programs(0), num_stages={stages})")
-
-
 def tilec_persistent(p, cfg, stages=2):
-    k = tilec.Kernel.compile(source(stages), "softmax_persistent", defines={"BLOCK": p.block}, num_warps=cfg[1])
+    k = tilec.Kernel.compile(row_loop_source(SRC, stages), "softmax_persistent", defines={"BLOCK": p.block},
+                             num_warps=cfg[1])
     programs = cfg[0] * p.sms
     return lambda: k.launch(programs, p.out, p.x, p.rows, p.n, p.n)
 
@@ -136,12 +129,7 @@ def one(rows, n, rounds):
 
 
 def main():
-    a = [int(v) for v in sys.argv[1:]]
-    shapes = [tuple(a[0:2])] if len(a) >= 2 else SHAPES
-    rounds = a[2] if len(a) > 2 else 5
-    torch.manual_seed(0)
-    for rows, n in shapes:
-        one(rows, n, rounds)
+    rows_main(one, SHAPES)
 
 
 if __name__ == "__main__":

@@ -528,54 +528,34 @@ static void agree_rows(Case *c, const char *what, const void *a, const void *b, 
 	}
 }
 
-static void case_softmax(int rows, int n, int stride)
+/* softmax with one program per row (programs 0), or softmax_persistent:
+ * `programs` programs walk the rows (fewer than the rows, one each, or more,
+ * some idle), the next row loaded before this one is stored (num_stages=2). */
+static void case_softmax(int rows, int n, int stride, int programs, int num_warps)
 {
-	if (!want("softmax"))
+	const char *kernel = programs ? "softmax_persistent" : "softmax";
+	if (!want(kernel))
 		return;
 	Case c;
 	int block = next_pow2(n);
-	start(&c, "softmax rows=%d n=%d stride=%d BLOCK=%d", rows, n, stride, block);
+	if (programs)
+		start(&c, "%s rows=%d n=%d stride=%d programs=%d warps=%d BLOCK=%d", kernel, rows, n, stride, programs,
+		      num_warps, block);
+	else
+		start(&c, "%s rows=%d n=%d stride=%d BLOCK=%d", kernel, rows, n, stride, block);
 	size_t total = (size_t)rows * stride;
 	float *x = xmalloc(4 * total), *out = xmalloc(4 * total);
 	double *want = xmalloc(8 * total);
 	fill_f32(x, total, -4, 4);
 	softmax_ref(want, x, rows, n, stride);
 	Buf bufs[] = {{out, 4 * total, OUT}, {x, 4 * total, IN}};
-	Launch l = {.file = "softmax.tile", .kernel = "softmax", .defs = {{"BLOCK", block}}, .ndefs = 1,
-	            .grid = (unsigned)rows, .args = {ABUF(0), ABUF(1), AI32(stride), AI32(n)}, .nargs = 4,
-	            .bufs = bufs, .nbufs = 2};
-	void *ir[16];
-	if (run_both(&c, &l, true, ir)) {
-		compare_rows(&c, "out", out, F32, want, rows, n, stride, F32_RTOL, F32_ATOL);
-		if (ir[0])
-			agree_rows(&c, "out", out, ir[0], F32, rows, n, stride, F32_RTOL, F32_ATOL);
+	Launch l = {.file = "softmax.tile", .kernel = kernel, .defs = {{"BLOCK", block}}, .ndefs = 1,
+	            .num_warps = num_warps, .grid = (unsigned)(programs ? programs : rows),
+	            .args = {ABUF(0), ABUF(1), AI32(stride), AI32(n)}, .nargs = 4, .bufs = bufs, .nbufs = 2};
+	if (programs) { /* softmax_persistent(out, inp, rows, stride, n) */
+		l.args[2] = AI32(rows), l.args[3] = AI32(stride), l.args[4] = AI32(n);
+		l.nargs = 5;
 	}
-	finish(&c, ir[0] != NULL && gpu);
-	free_results(ir, 2);
-	free(x), free(out), free(want);
-}
-
-/* softmax_persistent: `programs` programs walk the rows (fewer than the rows,
- * one each, or more, some idle); the next row is loaded before this one is
- * stored (num_stages=2). */
-static void case_softmax_persistent(int rows, int n, int stride, int programs, int num_warps)
-{
-	if (!want("softmax_persistent"))
-		return;
-	Case c;
-	int block = next_pow2(n);
-	start(&c, "softmax_persistent rows=%d n=%d stride=%d programs=%d warps=%d BLOCK=%d", rows, n, stride,
-	      programs, num_warps, block);
-	size_t total = (size_t)rows * stride;
-	float *x = xmalloc(4 * total), *out = xmalloc(4 * total);
-	double *want = xmalloc(8 * total);
-	fill_f32(x, total, -4, 4);
-	softmax_ref(want, x, rows, n, stride);
-	Buf bufs[] = {{out, 4 * total, OUT}, {x, 4 * total, IN}};
-	Launch l = {.file = "softmax.tile", .kernel = "softmax_persistent", .defs = {{"BLOCK", block}}, .ndefs = 1,
-	            .num_warps = num_warps, .grid = (unsigned)programs,
-	            .args = {ABUF(0), ABUF(1), AI32(rows), AI32(stride), AI32(n)}, .nargs = 5, .bufs = bufs,
-	            .nbufs = 2};
 	void *ir[16];
 	if (run_both(&c, &l, true, ir)) {
 		compare_rows(&c, "out", out, F32, want, rows, n, stride, F32_RTOL, F32_ATOL);
@@ -1517,17 +1497,17 @@ static void run_all(void)
 
 	int sn[] = {1, 100, 781, 1024, 4000};
 	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
-		case_softmax(37, sn[i], sn[i]);
-	case_softmax(5, 781, 800);   /* padded rows: stride is a multiple of 16, n is not */
-	case_softmax(1, 4096, 4096);
-	/* fewer programs than rows, one each, idle programs; warps 4, 8, 16; padded rows */
+		case_softmax(37, sn[i], sn[i], 0, 0);
+	case_softmax(5, 781, 800, 0, 0);   /* padded rows: stride is a multiple of 16, n is not */
+	case_softmax(1, 4096, 4096, 0, 0);
+	/* persistent: fewer programs than rows, one each, idle programs; warps 4, 8, 16; padded rows */
 	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++) {
-		case_softmax_persistent(37, sn[i], sn[i], 5, 4);
-		case_softmax_persistent(9, sn[i], sn[i], 9, 8);
-		case_softmax_persistent(6, sn[i], (sn[i] + 31) / 16 * 16, 40, 16);
+		case_softmax(37, sn[i], sn[i], 5, 4);
+		case_softmax(9, sn[i], sn[i], 9, 8);
+		case_softmax(6, sn[i], (sn[i] + 31) / 16 * 16, 40, 16);
 	}
 	if (large)
-		case_softmax_persistent(4096, 4096, 4096, 528, 16);
+		case_softmax(4096, 4096, 4096, 528, 16);
 
 	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
 		case_softmax_backward(13, sn[i]);
