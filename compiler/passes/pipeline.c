@@ -833,7 +833,8 @@ static void defer_waits(Pipe *p)
  */
 static void pipeline_loop(Func *f, Op *loop)
 {
-	if (ir_stages(f, loop) < 2)
+	int S = ir_stages(f, loop);
+	if (S < 2)
 		return;
 	Pipe p = {.f = f, .loop = loop, .body = loop->blocks[0], .nvals = f->nvals, .nargs = loop->blocks[0]->nargs};
 	if (!p.body->last || p.body->last->code != OP_YIELD)
@@ -856,7 +857,6 @@ static void pipeline_loop(Func *f, Op *loop)
 		return;
 	if (f->wgmma)
 		find_wgmma_b(&p);
-	int S = ir_stages(f, loop);
 	int j = wg && S >= 3 ? async_acc(&p, dot) : 0;
 	bool slices = !wg && sliceable(&p, dot);
 	if (f->wgmma && !wg && !slices && S >= 3)

@@ -625,13 +625,8 @@ static void case_layernorm(int rows, int n)
 	fill_f16(b, (size_t)n, -0.5, 0.5);
 	for (int r = 0; r < rows; r++) {
 		const uint16_t *xr = x + (size_t)r * stride;
-		double mu = 0, var = 0;
-		for (int i = 0; i < n; i++)
-			mu += half_to_f32(xr[i]);
-		mu /= n;
-		for (int i = 0; i < n; i++)
-			var += (half_to_f32(xr[i]) - mu) * (half_to_f32(xr[i]) - mu);
-		double rs = 1 / sqrt(var / n + eps);
+		double mu, rs;
+		ref_row_stats_f16(xr, n, eps, &mu, &rs);
 		wmean[r] = mu;
 		wrstd[r] = rs;
 		for (int i = 0; i < n; i++)
@@ -686,14 +681,10 @@ static void case_layernorm_backward(int rows, int n, int stride, int programs, i
 	memset(wsum, 0, 8 * 2 * (size_t)n);
 	for (int r = 0; r < rows; r++) {
 		const uint16_t *xr = x + (size_t)r * stride, *gr = dy + (size_t)r * stride;
-		double mu = 0, var = 0, c1 = 0, c2 = 0;
-		for (int i = 0; i < n; i++)
-			mu += half_to_f32(xr[i]);
-		mu /= n;
-		for (int i = 0; i < n; i++)
-			var += (half_to_f32(xr[i]) - mu) * (half_to_f32(xr[i]) - mu);
+		double mu, rs, c1 = 0, c2 = 0;
+		ref_row_stats_f16(xr, n, 1e-5, &mu, &rs);
 		mean[r] = (float)mu;
-		rstd[r] = (float)(1 / sqrt(var / n + 1e-5));
+		rstd[r] = (float)rs;
 		double *pw = wpart + (size_t)(r % programs) * n, *pb = wpart + parts + (size_t)(r % programs) * n;
 		for (int i = 0; i < n; i++) {
 			double xhat = (half_to_f32(xr[i]) - mean[r]) * (double)rstd[r], g = half_to_f32(gr[i]);

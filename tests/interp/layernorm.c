@@ -19,13 +19,8 @@ static void reference(Case *c, double eps)
 {
 	for (int r = 0; r < c->rows; r++) {
 		const uint16_t *x = c->x + (size_t)r * c->stride;
-		double mu = 0, var = 0;
-		for (int i = 0; i < c->n; i++)
-			mu += ref_f16_to_f32(x[i]);
-		mu /= c->n;
-		for (int i = 0; i < c->n; i++)
-			var += (ref_f16_to_f32(x[i]) - mu) * (ref_f16_to_f32(x[i]) - mu);
-		double rstd = 1 / sqrt(var / c->n + eps);
+		double mu, rstd;
+		ref_row_stats_f16(x, c->n, eps, &mu, &rstd);
 		c->want_mean[r] = mu;
 		c->want_rstd[r] = rstd;
 		for (int i = 0; i < c->n; i++)

@@ -23,15 +23,10 @@ static double f16(uint16_t h) { return ref_f16_to_f32(h); }
 static void reference(Case *c)
 {
 	for (int r = 0; r < c->rows; r++) {
-		const uint16_t *x = c->x + (size_t)r * c->stride;
-		double mu = 0, var = 0;
-		for (int i = 0; i < c->n; i++)
-			mu += f16(x[i]);
-		mu /= c->n;
-		for (int i = 0; i < c->n; i++)
-			var += (f16(x[i]) - mu) * (f16(x[i]) - mu);
+		double mu, rs;
+		ref_row_stats_f16(c->x + (size_t)r * c->stride, c->n, 1e-5, &mu, &rs);
 		c->mean[r] = (float)mu;
-		c->rstd[r] = (float)(1 / sqrt(var / c->n + 1e-5));
+		c->rstd[r] = (float)rs;
 	}
 	for (int i = 0; i < c->n; i++)
 		c->dw[i] = c->db[i] = 0;

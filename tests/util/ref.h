@@ -114,6 +114,19 @@ static inline float ref_bf16_to_f32(uint16_t h)
 	return ref_bits_f32((uint32_t)h << 16);
 }
 
+/* A layer-norm row's statistics: the mean of n f16 values and 1 / sqrt(variance + eps), in double. */
+static inline void ref_row_stats_f16(const uint16_t *x, int n, double eps, double *mean, double *rstd)
+{
+	double mu = 0, var = 0;
+	for (int i = 0; i < n; i++)
+		mu += ref_f16_to_f32(x[i]);
+	mu /= n;
+	for (int i = 0; i < n; i++)
+		var += (ref_f16_to_f32(x[i]) - mu) * (ref_f16_to_f32(x[i]) - mu);
+	*mean = mu;
+	*rstd = 1 / sqrt(var / n + eps);
+}
+
 /* ---- filling and poisoning ---- */
 
 static inline void ref_fill_f32(RefRng *r, float *p, size_t n, double lo, double hi)
