@@ -24,6 +24,8 @@ with Triton as its authors show it:
                the output cast to C's element type (f16 or bf16); no autotune
                decorator: bench.py times each of MATMUL_CONFIGS (the tutorial's
                H100-sized ones) and keeps the fastest.
+  rope         not a tutorial: dsl_examples/rope.tile line for line (tl.cos and
+               tl.sin: libdevice's cosf and sinf).
   attention    06-fused-attention.py's forward, non-causal: the inner loop over
                key blocks with the online softmax in base 2, Q K^T and P V on
                tensor cores; one (batch, head) and BM query rows per program,
@@ -652,6 +654,31 @@ def attention_bwd_dq(dq, q, k, v, do, lse, delta, scale, config):
     bm, bn, warps, stages = config
     attention_bwd_dq_kernel[(triton.cdiv(n, bm), bh)](dq, q, k, v, do, lse, delta, n, scale, n * d, d,
                                                       BM=bm, BN=bn, D=d, num_warps=warps, num_stages=stages)
+
+
+@triton.jit
+def rope_kernel(out_ptr, x_ptr, pos_ptr, inv_freq_ptr, rows, heads, stride, HALF: tl.constexpr,
+                ROWS: tl.constexpr):
+    r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    live = r < rows
+    i = tl.arange(0, HALF)
+    p = tl.load(pos_ptr + r // heads, mask=live, other=0).to(tl.float32)
+    a = p[:, None] * tl.load(inv_freq_ptr + i)[None, :]
+    c = tl.cos(a)
+    s = tl.sin(a)
+    off = r[:, None] * stride + i[None, :]
+    m = live[:, None]
+    x1 = tl.load(x_ptr + off, mask=m, other=0.0)
+    x2 = tl.load(x_ptr + off + HALF, mask=m, other=0.0)
+    tl.store(out_ptr + off, x1 * c - x2 * s, mask=m)
+    tl.store(out_ptr + off + HALF, x2 * c + x1 * s, mask=m)
+
+
+def rope(out, x, pos, inv_freq, heads, config):
+    """x, out: [tokens, heads, 2 * half] f32, contiguous; config (rows per program, warps)."""
+    rows = x.shape[0] * heads
+    rope_kernel[(triton.cdiv(rows, config[0]),)](out, x, pos, inv_freq, rows, heads, x.stride(1),
+                                                 HALF=inv_freq.numel(), ROWS=config[0], num_warps=config[1])
 
 
 @triton.jit

@@ -295,6 +295,8 @@ static double fmath(int code, int e, double x)
 		case OP_LOG: return log(x);
 		case OP_LOG2: return log2(x);
 		case OP_SQRT: return sqrt(x);
+		case OP_FLOOR: return floor(x);
+		case OP_CEIL: return ceil(x);
 		default: return 1.0 / sqrt(x);
 		}
 	}
@@ -305,6 +307,12 @@ static double fmath(int code, int e, double x)
 	case OP_LOG: r = logf(y); break;
 	case OP_LOG2: r = log2f(y); break;
 	case OP_SQRT: r = sqrtf(y); break;
+	case OP_SIN: r = sinf(y); break;
+	case OP_COS: r = cosf(y); break;
+	case OP_TANH: r = tanhf(y); break;
+	case OP_ERF: r = erff(y); break;
+	case OP_FLOOR: r = floorf(y); break;
+	case OP_CEIL: r = ceilf(y); break;
 	default: r = 1.0f / sqrtf(y); break;
 	}
 	if ((code == OP_EXP || code == OP_EXP2) && r < FLT_MIN)
@@ -618,6 +626,13 @@ static void exec_eltwise(Interp *it, Op *op)
 		Tile *c = arg(it, op, 2, n);
 		for (int64_t i = 0; i < n; i++)
 			r->d[i] = AT(a, i).i ? AT(b, i) : AT(c, i);
+		break;
+	}
+	case OP_FMA: { /* f16 and bf16 in f32, then rounded, as on the GPU */
+		Tile *c = arg(it, op, 2, n);
+		for (int64_t i = 0; i < n; i++)
+			r->d[i].f = e == TY_F64 ? fma(AT(a, i).f, AT(b, i).f, AT(c, i).f)
+			                        : round_to(e, fmaf((float)AT(a, i).f, (float)AT(b, i).f, (float)AT(c, i).f));
 		break;
 	}
 	default:

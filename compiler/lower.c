@@ -695,6 +695,54 @@ static Rv minmax(L *l, Node *call, int is_max)
 	return (Rv){emit(l, is_max ? OP_MAX : OP_MIN, ty(l, x.v), ops, 2), x.weak && y.weak};
 }
 
+/* clamp(x, min, max) = minimum(maximum(x, min), max), broadcasting all three */
+static Rv clamp(L *l, Node *call)
+{
+	static const char *const names[] = {"x", "min", "max", NULL};
+	Args a = args_of(l, call, names, 3);
+	Rv v[3];
+	for (int i = 0; i < 3; i++) {
+		v[i] = expr(l, a.a[i]);
+		if (ty(l, v[i].v).elem == TY_PTR)
+			error_at(l->d, a.a[i]->loc, "'clamp' needs numbers, got %s", tstr(l, ty(l, v[i].v)));
+	}
+	for (int i = 1; i < 3; i++) {
+		Rv *x = &v[0], *y = &v[i];
+		unify(l, call->loc, x, y, promote(ty(l, x->v), x->weak, ty(l, y->v), y->weak));
+		ValId ops[2] = {x->v, y->v};
+		*x = (Rv){emit(l, i == 1 ? OP_MAX : OP_MIN, ty(l, x->v), ops, 2), x->weak && y->weak};
+	}
+	return v[0];
+}
+
+/* fma(a, b, c): a * b + c rounded once; floats, broadcasting all three */
+static Rv fma_call(L *l, Node *call)
+{
+	static const char *const names[] = {"a", "b", "c", NULL};
+	Args a = args_of(l, call, names, 3);
+	Rv v[3] = {expr(l, a.a[0]), expr(l, a.a[1]), expr(l, a.a[2])};
+	Type t[3] = {ty(l, v[0].v), ty(l, v[1].v), ty(l, v[2].v)}, s = t[0];
+	ElemKind e = t[0].elem;
+	bool weak = v[0].weak;
+	for (int i = 1; i < 3; i++) {
+		if (!broadcast_shape(s, t[i], &s))
+			error_at(l->d, call->loc, "shapes %s, %s and %s do not broadcast", tstr(l, t[0]), tstr(l, t[1]),
+				 tstr(l, t[2]));
+		e = promote(type_with_elem(t[i], e), weak, t[i], v[i].weak);
+		weak = weak && v[i].weak;
+	}
+	if (!elem_is_float(e) || t[0].elem == TY_PTR || t[1].elem == TY_PTR || t[2].elem == TY_PTR)
+		error_at(l->d, call->loc, "'fma' needs float operands, got %s, %s and %s", tstr(l, t[0]), tstr(l, t[1]),
+			 tstr(l, t[2]));
+	ValId ops[3];
+	for (int i = 0; i < 3; i++) {
+		check_weak(l, call->loc, v[i], e);
+		ops[i] = broadcast_to(l, cast_to(l, v[i].v, e), s);
+	}
+	l->b.loc = call->loc;
+	return (Rv){emit(l, OP_FMA, ty(l, ops[0]), ops, 3), weak};
+}
+
 static Rv where(L *l, Node *call)
 {
 	static const char *const names[] = {"cond", "a", "b", NULL};
@@ -914,7 +962,9 @@ static Rv call(L *l, Node *n)
 		return reduce(l, n, OP_ARGMIN);
 	static const struct { const char *name; Opcode op; } math[] = {
 		{"exp", OP_EXP}, {"exp2", OP_EXP2}, {"log", OP_LOG}, {"log2", OP_LOG2},
-		{"sqrt", OP_SQRT}, {"rsqrt", OP_RSQRT}, {"abs", OP_ABS},
+		{"sqrt", OP_SQRT}, {"rsqrt", OP_RSQRT}, {"abs", OP_ABS}, {"sin", OP_SIN},
+		{"cos", OP_COS}, {"tanh", OP_TANH}, {"erf", OP_ERF}, {"floor", OP_FLOOR},
+		{"ceil", OP_CEIL},
 	};
 	for (size_t i = 0; i < sizeof math / sizeof math[0]; i++)
 		if (!strcmp(f, math[i].name))
@@ -923,6 +973,10 @@ static Rv call(L *l, Node *n)
 		return sigmoid(l, n);
 	if (!strcmp(f, "maximum") || !strcmp(f, "minimum"))
 		return minmax(l, n, f[1] == 'a');
+	if (!strcmp(f, "clamp"))
+		return clamp(l, n);
+	if (!strcmp(f, "fma"))
+		return fma_call(l, n);
 	if (!strcmp(f, "where"))
 		return where(l, n);
 	if (!strcmp(f, "div_rn")) {

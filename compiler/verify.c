@@ -126,7 +126,7 @@ static const char *check_eltwise(Func *f, Op *op)
 					    i, tstr(f, vtype(f, op->opnds[i])), tstr(f, r));
 	if (e == TY_PTR || e == TY_VOID)
 		return "arithmetic on a pointer";
-	if (op->code >= OP_EXP && op->code <= OP_RSQRT && !elem_is_float(e))
+	if (((op->code >= OP_EXP && op->code <= OP_CEIL) || op->code == OP_FMA) && !elem_is_float(e))
 		return "needs a float operand";
 	if (!op_elem_ok(op->code, e))
 		return unsupported(f, op, e);

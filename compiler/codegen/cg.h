@@ -170,6 +170,10 @@ void cg_elementwise(Cg *c, Op *op);
 LLVMValueRef cg_to_f32(Cg *c, LLVMValueRef v, ElemKind e);
 LLVMValueRef cg_from_f32(Cg *c, LLVMValueRef v, ElemKind e);
 LLVMValueRef cg_binary(Cg *c, Opcode code, ElemKind e, LLVMValueRef a, LLVMValueRef b);
+/* cg_math.c: f32 in, f32 out */
+LLVMValueRef cg_sin_cos(Cg *c, LLVMValueRef x, bool cos);
+LLVMValueRef cg_tanh(Cg *c, LLVMValueRef x);
+LLVMValueRef cg_erf(Cg *c, LLVMValueRef x);
 
 void cg_load(Cg *c, Op *op);
 void cg_store(Cg *c, Op *op);

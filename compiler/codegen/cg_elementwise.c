@@ -7,7 +7,8 @@
  * Math follows Triton: exp(x) = ex2.approx.ftz(x * log2 e) (f32 results
  * below 2^-126 are 0, in the interpreter too), log(x) =
  * lg2.approx(x) * ln 2, sqrt is sqrt.rn (IEEE), rsqrt is rsqrt.approx,
- * division is IEEE fdiv.  f16 and bf16 are computed in f32 and rounded back
+ * division is div.full.f32 (div_rn: IEEE fdiv); sin, cos, tanh and erf are tilec's own (cg_math.c),
+ * floor and ceil exact (cvt.rmi, cvt.rpi), fma one fma.rn.  f16 and bf16 are computed in f32 and rounded back
  * after every op (cvt.rn), which is what the interpreter does; for + - * /
  * this equals native half arithmetic since f32 holds twice the bits plus two.
  */
@@ -125,6 +126,12 @@ static LLVMValueRef float_unary(Cg *c, Opcode code, LLVMValueRef x)
 	case OP_LOG2: return cg_nv(c, d ? NV_LG2_F64 : NV_LG2_F32, t, &x, 1);
 	case OP_SQRT: return cg_nv(c, d ? NV_SQRT_F64 : NV_SQRT_F32, t, &x, 1);
 	case OP_RSQRT: return cg_nv(c, d ? NV_RSQRT_F64 : NV_RSQRT_F32, t, &x, 1);
+	case OP_FLOOR: return intrinsic1(c, "floor", x);
+	case OP_CEIL: return intrinsic1(c, "ceil", x);
+	case OP_SIN: return cg_sin_cos(c, x, false);
+	case OP_COS: return cg_sin_cos(c, x, true);
+	case OP_TANH: return cg_tanh(c, x);
+	case OP_ERF: return cg_erf(c, x);
 	default: die("codegen: '%s' on a float", op_info[code].text);
 	}
 }
@@ -258,6 +265,11 @@ static LLVMValueRef one_register(Cg *c, Op *op, int r)
 	case OP_CAST: return cast(c, e, vtype(c->f, op->res[0]).elem, a);
 	case OP_CMP: return compare(c, (CmpPred)op->iattr[0], e, a, c->regs[op->opnds[1]][r]);
 	case OP_SELECT: return LLVMBuildSelect(c->b, a, c->regs[op->opnds[1]][r], c->regs[op->opnds[2]][r], "");
+	case OP_FMA: {
+		LLVMValueRef x[3] = {cg_to_f32(c, a, e), cg_to_f32(c, c->regs[op->opnds[1]][r], e),
+		                     cg_to_f32(c, c->regs[op->opnds[2]][r], e)};
+		return cg_from_f32(c, cg_call(c, e == TY_F64 ? "llvm.fma.f64" : "llvm.fma.f32", LLVMTypeOf(x[0]), x, 3), e);
+	}
 	case OP_PTRADD: {
 		LLVMValueRef off = c->regs[op->opnds[1]][r];
 		LLVMTypeRef et = cg_mem_type(c, vtype(c->f, op->opnds[0]).pointee);

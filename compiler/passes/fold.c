@@ -7,7 +7,8 @@
  *   - integer division or remainder by zero, and MIN / -1, are left alone;
  *   - shifts by a negative amount or by the width or more are left alone;
  *   - exp, exp2, log, log2 and rsqrt are left alone (the GPU uses
- *     approximate instructions, so folding with libm would not match);
+ *     approximate instructions, so folding with libm would not match), and
+ *     so are sin, cos, tanh and erf (tilec's own f32 algorithms) and fma;
  *   - float to integer casts of NaN or out-of-range values, casts to i1 and
  *     casts of pointers are left alone.
  * Integers wrap at their width (two's complement, like the GPU); f16 and bf16
@@ -112,6 +113,8 @@ static bool eval_float_unary(Opcode code, ElemKind e, double a, double *r)
 	case OP_NEG: *r = -a; break;
 	case OP_ABS: *r = fabs(a); break;
 	case OP_SQRT: *r = round_to(e, sqrt(a)); break;
+	case OP_FLOOR: *r = floor(a); break;
+	case OP_CEIL: *r = ceil(a); break;
 	default: return false;
 	}
 	return true;

@@ -22,7 +22,8 @@ matrix products (f16, bf16, f32, tf32 and integer dots of 16 to 128-wide
 tiles, operands row- or column-major or transposed, a K loop with any
 num_stages or one step, an epilogue, a second product of its result) --
 filled with random expressions: element-wise math (+ - * / div_rn %, exp,
-exp2, log, log2, sqrt, rsqrt, sigmoid, abs), casts among f16, bf16, f32,
+exp2, log, log2, sqrt, rsqrt, sigmoid, abs, sin, cos, tanh, erf, floor,
+ceil), casts among f16, bf16, f32,
 f64, i8, i16, i32 and i64, comparisons, where, maximum/minimum, reductions
 along any axis broadcast back into the tile, reductions of reductions,
 argmax/argmin, trans, if/else on runtime scalars and on constexpr flags;
@@ -43,7 +44,10 @@ sums whose partial sums are all representable), else the propagated bound
 plus the operation's own error -- half an ulp of the type for rounded
 operations (a multiply stays inexact even when rounded, as the GPU may fuse
 it into an add), 2 ulp for `/` (div.full), 2^-21 relative for
-ex2/lg2/rsqrt.approx (plus |x| ulp for exp's scaling by log2 e), and for
+ex2/lg2/rsqrt.approx (plus |x| ulp for exp's scaling by log2 e), 2 ulp of
+f32 for sin/cos/tanh/erf (docs/language.md) after the input's bound times
+the function's steepest slope, floor/ceil exact (rejected where the bound
+straddles an integer), and for
 sums a count of roundings that covers any order the GPU reduces in; for a
 dot, 3 (K + 16) f32 roundings of the sum of |a||b| (any order, tensor cores
 that truncate) and 2^-10 of it more for tf32.  A
@@ -547,6 +551,11 @@ def un_interval(fn, lo, hi):
         return math.sqrt(lo), math.sqrt(hi)
     if fn == 'rsqrt':
         return 1 / math.sqrt(hi), 1 / math.sqrt(lo)
+    if fn in ('sin', 'cos'):
+        return -1.0, 1.0
+    if fn in ('tanh', 'erf', 'floor', 'ceil'):
+        f = {'tanh': math.tanh, 'erf': math.erf, 'floor': math.floor, 'ceil': math.ceil}[fn]
+        return float(f(lo)), float(f(hi))
     return 1 / (1 + math.exp(-lo)), 1 / (1 + math.exp(-hi))     # sigmoid
 
 
@@ -590,6 +599,17 @@ def unary(fn, A):
     half = u if dt != 'f32' else 0.0
     ae = e or [0.0] * len(v)
     try:
+        if fn in ('floor', 'ceil'):
+            f = math.floor if fn == 'floor' else math.ceil
+            if any(f(x - p) != f(x + p) for x, p in zip(v, ae)):
+                raise Reject('%s of a value whose bound straddles an integer' % fn)
+            return T(A.shape, dt, [float(f(x)) for x in v], e and [0.0] * len(v))
+        if fn in ('sin', 'cos', 'tanh', 'erf'):
+            f = {'sin': math.sin, 'cos': math.cos, 'tanh': math.tanh, 'erf': math.erf}[fn]
+            slope = 2 / math.sqrt(math.pi) if fn == 'erf' else 1.0
+            r = [f(x) for x in v]
+            er = [slope * p + (4 * U['f32'] + half) * abs(y) + fl for y, p in zip(r, ae)]
+            return T(A.shape, dt, r, er)
         if fn == 'sqrt':
             r = [math.sqrt(x) for x in v]
             if e is None:
@@ -1244,9 +1264,10 @@ class Kernel:
             a = sub()
             if a.weak or a.dt not in FLOATS:
                 return None
-            fn = r.choice(['neg', 'abs', 'exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sigmoid'])
-            if a.dt == 'f64' and fn not in ('neg', 'abs', 'sqrt'):
-                return None     # no f64 exp/log on the GPU (an error), rsqrt.approx.f64
+            fn = r.choice(['neg', 'abs', 'exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sigmoid',
+                           'sin', 'cos', 'tanh', 'erf', 'floor', 'ceil'])
+            if a.dt == 'f64' and fn not in ('neg', 'abs', 'sqrt', 'floor', 'ceil'):
+                return None     # no f64 exp/log/sin/... on the GPU (an error), rsqrt.approx.f64
             lim = 8.0 if a.dt == 'f16' else 12.0
             if fn in ('exp', 'exp2') and not (-60 < a.lo and a.hi < lim):
                 return None

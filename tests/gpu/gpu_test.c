@@ -204,6 +204,7 @@ typedef struct Arg {
 
 typedef struct Launch {
 	const char *file;     /* in the examples directory */
+	const char *src;      /* the source itself (file only names it), or NULL */
 	const char *kernel;
 	tilec_define defs[4];
 	int ndefs;
@@ -216,6 +217,13 @@ typedef struct Launch {
 	Buf *bufs;
 	int nbufs;
 } Launch;
+
+static char *read_example(const char *file);
+
+static char *launch_source(const Launch *l)
+{
+	return l->src ? strdup(l->src) : read_example(l->file);
+}
 
 static char *read_example(const char *file)
 {
@@ -237,7 +245,7 @@ static char *read_example(const char *file)
 /* Runs l on the GPU; the OUT/INOUT buffers' results land in their host arrays. */
 static bool run_gpu(Case *c, const Launch *l)
 {
-	char *src = read_example(l->file);
+	char *src = launch_source(l);
 	if (!src) {
 		fail(c, "cannot read %s/%s", examples_dir, l->file);
 		return false;
@@ -298,7 +306,7 @@ out:
  */
 static bool run_interp(Case *c, const Launch *l, void **results)
 {
-	char *src = read_example(l->file);
+	char *src = launch_source(l);
 	if (!src) {
 		fail(c, "cannot read %s/%s", examples_dir, l->file);
 		return false;
@@ -531,6 +539,139 @@ static void agree_rows(Case *c, const char *what, const void *a, const void *b, 
 /* softmax with one program per row (programs 0), or softmax_persistent:
  * `programs` programs walk the rows (fewer than the rows, one each, or more,
  * some idle), the next row loaded before this one is stored (num_stages=2). */
+/*
+ * sin, cos, tanh and erf against libm in double, in ulps of the f32 result:
+ * every input an f32 with random bits (all exponents, both signs), then
+ * uniform ones over the range where each function changes, and the f32
+ * values nearest to multiples of pi/2 that are hardest for sin and cos's
+ * reduction.  docs/language.md promises 2 ulp; the case fails above it.
+ */
+static const char *math_src =
+	"kernel maths(o: *f32, x: *f32, n: i32, F: const i32 = 0) {\n"
+	"    let offs = program_id(0) * 1024 + arange(0, 1024);\n"
+	"    let m = offs < n;\n"
+	"    let v = load(x + offs, m);\n"
+	"    var r = v;\n"
+	"    if F == 0 { r = sin(v); } else if F == 1 { r = cos(v); }\n"
+	"    else if F == 2 { r = tanh(v); } else { r = erf(v); }\n"
+	"    store(o + offs, r, m);\n"
+	"}\n";
+
+static double ulp_f32(double y)
+{
+	y = fabs(y);
+	if (y < 0x1p-126)
+		return 0x1p-149;
+	int e;
+	frexp(y, &e); /* y = m 2^e, 0.5 <= m < 1 */
+	return ldexp(1.0, e - 24);
+}
+
+static void case_math(int f, int n, bool small)
+{
+	static const char *const names[] = {"sin", "cos", "tanh", "erf"};
+	static const double span[] = {10.0, 10.0, 6.0, 4.5};
+	/* near multiples of pi/2: 1.5707964 (pi/2), 16367173 * 2^-?, ... */
+	static const float hard[] = {0x1.921fb6p+0f, 0x1.921fb6p+1f, 0x1.2d97c8p+3f, 0x1.f6a7a2p+4f,
+	                             0x1.d7f9dep+54f, 0x1.6c6cbcp+103f, 0x1.8d5cbap+113f, 0x1.b26eb8p+127f,
+	                             105615.0f, 105616.0f, 0x1.fffffep+127f, 0x1p-149f};
+	if (!want("math"))
+		return;
+	Case c;
+	start(&c, "math %s n=%d", names[f], n);
+	float *x = xmalloc(4 * (size_t)n), *out = xmalloc(4 * (size_t)n);
+	double *want = xmalloc(8 * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		if (i < (int)(sizeof hard / sizeof hard[0]) * 2) {
+			x[i] = i % 2 ? -hard[i / 2] : hard[i / 2];
+		} else if (i % 2) { /* random bits, finite */
+			uint32_t u = (uint32_t)(uniform(0, 4294967296.0));
+			if ((u & 0x7f800000) == 0x7f800000)
+				u &= 0xbfffffff;
+			memcpy(&x[i], &u, 4);
+		} else {
+			x[i] = (float)uniform(-span[f], span[f]);
+		}
+		double v = x[i];
+		want[i] = f == 0 ? sin(v) : f == 1 ? cos(v) : f == 2 ? tanh(v) : erf(v);
+	}
+	Buf bufs[] = {{out, 4 * (size_t)n, OUT}, {x, 4 * (size_t)n, IN}};
+	Launch l = {.file = "maths.tile", .src = math_src, .kernel = "maths", .defs = {{"F", f}}, .ndefs = 1,
+	            .grid = (unsigned)((n + 1023) / 1024), .args = {ABUF(0), ABUF(1), AI32(n)}, .nargs = 3,
+	            .bufs = bufs, .nbufs = 2};
+	void *ir[2] = {NULL, NULL};
+	if (run_both(&c, &l, small, ir)) {
+		double worst = 0;
+		int at = -1;
+		for (int i = 0; i < n; i++) {
+			double u = fabs(out[i] - want[i]) / ulp_f32(want[i]);
+			if (!(u <= worst)) /* NaN included */
+				worst = u, at = i;
+		}
+		c.maxerr = worst / 2;
+		if (!(worst <= 2.0))
+			fail(&c, "%s(%a) = %a, want %a: %.2f ulp", names[f], (double)x[at], (double)out[at], want[at], worst);
+		else
+			printf("  %s: at most %.3f ulp over %d inputs (at %a)\n", names[f], worst, n, at < 0 ? 0.0 : (double)x[at]);
+		if (small && ir[0])
+			agree(&c, "out", out, ir[0], F32, (size_t)n, 0, 3 * 0x1p-24 + 0x1p-126);
+	}
+	finish(&c, true);
+	free_results(ir, 2);
+	free(x), free(out), free(want);
+}
+
+/*
+ * rope.tile: tokens x heads rows of 2 * half, `per` to a program, positions up to maxpos (a
+ * million and more reach sin and cos's long reduction).  The angle is the
+ * kernel's one f32 product; the rest in double.
+ */
+static void case_rope(int tokens, int heads, int half, int maxpos, int pad, int per, int warps)
+{
+	if (!want("rope"))
+		return;
+	Case c;
+	int stride = 2 * half + pad, rows = tokens * heads;
+	start(&c, "rope tokens=%d heads=%d HALF=%d positions<=%d stride=%d ROWS=%d warps=%d", tokens, heads, half,
+	      maxpos, stride, per, warps);
+	float *x = xmalloc(4 * (size_t)rows * stride), *out = xmalloc(4 * (size_t)rows * stride);
+	float *inv = xmalloc(4 * (size_t)half);
+	int32_t *pos = xmalloc(4 * (size_t)tokens);
+	double *want = xmalloc(8 * (size_t)rows * stride);
+	fill_f32(x, (size_t)rows * stride, -1, 1);
+	for (int t = 0; t < tokens; t++)
+		pos[t] = t == 0 ? maxpos : (int32_t)uniform(0, maxpos);
+	for (int i = 0; i < half; i++)
+		inv[i] = (float)pow(10000.0, -(double)i / half);
+	for (int r = 0; r < rows; r++) {
+		const float *xr = x + (size_t)r * stride;
+		double *w = want + (size_t)r * stride;
+		for (int i = 0; i < stride; i++)
+			w[i] = xr[i]; /* the padding: compared below only up to 2 * half */
+		for (int i = 0; i < half; i++) {
+			double a = (float)((float)pos[r / heads] * inv[i]), co = cos(a), si = sin(a);
+			w[i] = xr[i] * co - xr[i + half] * si;
+			w[i + half] = xr[i + half] * co + xr[i] * si;
+		}
+	}
+	Buf bufs[] = {{out, 4 * (size_t)rows * stride, OUT}, {x, 4 * (size_t)rows * stride, IN},
+	              {pos, 4 * (size_t)tokens, IN}, {inv, 4 * (size_t)half, IN}};
+	Launch l = {.file = "rope.tile", .kernel = "rope", .defs = {{"HALF", half}, {"ROWS", per}}, .ndefs = 2,
+	            .num_warps = warps, .grid = (unsigned)((rows + per - 1) / per),
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), AI32(rows), AI32(heads), AI32(stride)}, .nargs = 7,
+	            .bufs = bufs, .nbufs = 4};
+	bool small = rows * stride <= (1 << 16);
+	void *ir[4] = {NULL, NULL, NULL, NULL};
+	if (run_both(&c, &l, small, ir)) {
+		compare_rows(&c, "out", out, F32, want, rows, 2 * half, stride, F32_RTOL, F32_ATOL);
+		if (small && ir[0])
+			agree_rows(&c, "out", out, ir[0], F32, rows, 2 * half, stride, F32_RTOL, F32_ATOL);
+	}
+	finish(&c, true);
+	free_results(ir, 4);
+	free(x), free(out), free(inv), free(pos), free(want);
+}
+
 static void case_softmax(int rows, int n, int stride, int programs, int num_warps)
 {
 	const char *kernel = programs ? "softmax_persistent" : "softmax";
@@ -805,7 +946,7 @@ static void case_mean(long long n, bool atomic)
 	free(x);
 }
 
-/* matmul, matmul_relu or linear (relu(alpha * A @ B + bias), bias of N f32). */
+/* matmul, matmul_relu or linear (act(alpha * A @ B + bias), bias of N f32). */
 /* want[i, j] = sum over k of a[i, k] * b[k * sbk + j * sbn], f16 inputs, in double. */
 static void f16_matmul_ref(double *want, const uint16_t *a, const uint16_t *b, int M, int N, int K, int sbk, int sbn)
 {
@@ -818,17 +959,32 @@ static void f16_matmul_ref(double *want, const uint16_t *a, const uint16_t *b, i
 		}
 }
 
-static void case_matmul_s(const char *kernel, int M, int N, int K, bool bt, int bm, int bn, int bk, int warps,
-                          int stages)
+/* linear.tile's activations (ACT): 0 none, 1 ReLU, 2 GELU, 3 GELU's tanh form */
+static double activation(int act, double s)
+{
+	switch (act) {
+	case 1: return s < 0 ? 0 : s;
+	case 2: return 0.5 * s * (1 + erf(s / sqrt(2.0)));
+	case 3: return 0.5 * s * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (s + 0.044715 * s * s * s)));
+	default: return s;
+	}
+}
+
+static void case_matmul_a(const char *kernel, int M, int N, int K, bool bt, int bm, int bn, int bk, int warps,
+                          int stages, int act)
 {
 	if (!want(kernel))
 		return;
 	Case c;
 	bool linear = strcmp(kernel, "linear") == 0;
-	bool relu = linear || strcmp(kernel, "matmul_relu") == 0;
 	float alpha = linear ? 0.75f : 1.0f;
-	start(&c, "%s M=%d N=%d K=%d%s BM=%d BN=%d BK=%d warps=%d%s%.0d", kernel, M, N, K, bt ? " B^T" : "",
-	      bm, bn, bk, warps ? warps : 8, stages ? " stages=" : "", stages);
+	if (!linear)
+		act = strcmp(kernel, "matmul_relu") == 0;
+	char act_s[16] = "";
+	if (linear)
+		snprintf(act_s, sizeof act_s, " ACT=%d", act);
+	start(&c, "%s M=%d N=%d K=%d%s BM=%d BN=%d BK=%d warps=%d%s%.0d%s", kernel, M, N, K, bt ? " B^T" : "",
+	      bm, bn, bk, warps ? warps : 8, stages ? " stages=" : "", stages, act_s);
 	uint16_t *a = xmalloc(2 * (size_t)M * K), *b = xmalloc(2 * (size_t)K * N), *cm = xmalloc(2 * (size_t)M * N);
 	double *want = xmalloc(8 * (size_t)M * N);
 	float *bias = xmalloc(4 * (size_t)N);
@@ -840,13 +996,14 @@ static void case_matmul_s(const char *kernel, int M, int N, int K, bool bt, int 
 	f16_matmul_ref(want, a, b, M, N, K, sbk, sbn);
 	for (size_t i = 0; i < (size_t)M * N; i++) {
 		double s = linear ? alpha * want[i] + bias[i % (size_t)N] : want[i];
-		want[i] = relu && s < 0 ? 0 : s;
+		want[i] = activation(act, s);
 	}
 	Buf bufs[] = {{cm, 2 * (size_t)M * N, OUT}, {a, 2 * (size_t)M * K, IN}, {b, 2 * (size_t)K * N, IN},
 	              {bias, 4 * (size_t)N, IN}};
 	unsigned grid = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn));
-	Launch l = {.file = linear ? "linear.tile" : relu ? "matmul_relu.tile" : "matmul.tile", .kernel = kernel,
-	            .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}}, .ndefs = 3, .num_warps = warps,
+	Launch l = {.file = linear ? "linear.tile" : act ? "matmul_relu.tile" : "matmul.tile", .kernel = kernel,
+	            .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}, {"ACT", act}}, .ndefs = linear ? 4 : 3,
+	            .num_warps = warps,
 	            .num_stages = stages, .grid = grid,
 	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(M), AI32(N), AI32(K), AI32(K), AI32(1),
 	                     AI32(sbk), AI32(sbn), AI32(N), AI32(1)},
@@ -861,6 +1018,12 @@ static void case_matmul_s(const char *kernel, int M, int N, int K, bool bt, int 
 	}
 	check_output(&c, &l, true, 0, "c", F16, want, (size_t)M * N, F16_RTOL, F16_ATOL);
 	free(a), free(b), free(cm), free(want), free(bias);
+}
+
+static void case_matmul_s(const char *kernel, int M, int N, int K, bool bt, int bm, int bn, int bk, int warps,
+                          int stages)
+{
+	case_matmul_a(kernel, M, N, K, bt, bm, bn, bk, warps, stages, 1);
 }
 
 static void case_matmul(const char *kernel, int M, int N, int K, bool bt, int bm, int bn, int bk, int warps)
@@ -1485,6 +1648,16 @@ static void run_all(void)
 	for (size_t i = 0; i < sizeof va / sizeof va[0]; i++)
 		if (large || va[i] < (1 << 20))
 			case_vector_add(va[i]);
+	for (int f = 0; f < 4; f++) { /* sin, cos, tanh, erf */
+		case_math(f, 4096, true);
+		if (large)
+			case_math(f, 1 << 22, false);
+	}
+	case_rope(5, 3, 64, 4096, 0, 1, 1);
+	case_rope(5, 3, 64, 4096, 0, 4, 4);  /* a partial last block of rows */
+	case_rope(7, 2, 32, 3000000, 16, 8, 2); /* angles past sin and cos's short reduction */
+	if (large)
+		case_rope(4096, 32, 64, 1 << 20, 0, 8, 4);
 
 	int sn[] = {1, 100, 781, 1024, 4000};
 	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)
@@ -1530,6 +1703,8 @@ static void run_all(void)
 	case_matmul("matmul", 33, 17, 5, true, 64, 64, 32, 4);
 	case_matmul("matmul", 128, 256, 64, false, 64, 128, 32, 4);
 	case_matmul("linear", 100, 70, 50, false, 128, 128, 32, 0);
+	for (int act = 0; act <= 3; act++) /* none, ReLU, GELU, GELU's tanh form */
+		case_matmul_a("linear", 200, 136, 72, false, 64, 64, 32, 4, 0, act);
 	case_matmul("linear", 256, 192, 96, true, 128, 256, 32, 8);
 	case_batched_matmul(3, 100, 70, 50);
 	/* W read transposed through the ring: x4 and (BN 16 on 8 warps: one n-tile per warp) x2 ldmatrix */

@@ -4,8 +4,9 @@
  * remainder, division by zero giving 0, i32 wrap-around, saturating
  * float-to-int casts (NaN -> 0), NaN-propagating maximum, f16 rounded after
  * every op (round to nearest even), bf16 storage, reductions with argmax's
- * first index; if/else in a loop and atomic_add's old value.  Runs at opt 0
- * and opt 1, which must agree.
+ * first index; if/else in a loop and atomic_add's old value; the math
+ * functions (libm's f32 ones, fma rounded once, floor and ceil folded
+ * exactly, clamp).  Runs at opt 0 and opt 1, which must agree.
  */
 #include "run.h"
 
@@ -139,21 +140,64 @@ static void test_flow(int opt)
 	       o[0], o[1], o[2], o[3]);
 }
 
+/* a = 1 + 2^-12: a * a = 1 + 2^-11 + 2^-24 rounds to 1 + 2^-11 in f32, so
+ * a * a + c is 0 with c = -(1 + 2^-11), where fma keeps the 2^-24 */
+static const char *maths =
+	"kernel maths(o: *f32, oh: *f16, a: f32, c: f32, f: f32) {\n"
+	"    store(o + 0, fma(a, a, c));\n"
+	"    store(o + 1, a * a + c);\n"
+	"    store(o + 2, floor(-2.5));\n"
+	"    store(o + 3, ceil(-2.5));\n"
+	"    store(o + 4, floor(f * -2.5));\n"
+	"    store(o + 5, ceil(f * 2.25));\n"
+	"    store(o + 6, sin(f * 10000.0));\n"
+	"    store(o + 7, cos(f * 3.0));\n"
+	"    store(o + 8, tanh(f * 0.5));\n"
+	"    store(o + 9, erf(f * -0.75));\n"
+	"    store(o + 10, clamp(f * 7.0, -1.0, 2.0));\n"
+	"    store(o + 11, clamp(f * -7.0, -1.0, 2.0));\n"
+	"    store(oh + 0, fma(cast(f, f16), cast(f * 3.0, f16), cast(f * 0.0001, f16)));\n"
+	"    store(oh + 1, erf(cast(f, f16)));\n"
+	"}\n";
+
+static void test_maths(int opt, float *o, uint16_t *oh)
+{
+	float a = 1.0f + 0x1p-12f, c = -(1.0f + 0x1p-11f);
+	float want[] = {0x1p-24f, 0, -3, -2, -3, 3, sinf(10000.0f), cosf(3.0f), tanhf(0.5f), erff(-0.75f), 2, -1};
+	/* f16: 1 * 3 + 0.0001 rounds to 3 (ulp 2^-9 at 3); erf(1) = 0.8427 -> 0x3abe */
+	uint16_t wanth[] = {0x4200, 0x3abe};
+	ref_poison_f32(o, 12);
+	ref_poison_f16(oh, 2);
+	KArg k[] = {kbuf(o, 12 * 4), kbuf(oh, 2 * 2), kfloat(a), kfloat(c), kfloat(1.0)};
+	if (!CHECKF(run_text("maths.tile", maths, NULL, NULL, 0, opt, k, 5, 1, 1, 1) == 0, "maths: %s", run_error))
+		return;
+	for (int i = 0; i < 12; i++)
+		CHECKF(memcmp(&o[i], &want[i], 4) == 0, "maths (opt %d): line %d stored %a, want %a", opt, i + 2,
+		       (double)o[i], (double)want[i]);
+	for (int i = 0; i < 2; i++)
+		CHECKF(oh[i] == wanth[i], "maths (opt %d): f16 line %d stored 0x%04x, want 0x%04x", opt, i + 14, oh[i],
+		       wanth[i]);
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
 	uint16_t oh[2][4], ob[2][2];
-	float of[2][3], orf[2][12];
+	float of[2][3], orf[2][12], om[2][12];
+	uint16_t omh[2][2];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
 		test_halfs(opt, oh[opt], ob[opt], of[opt]);
 		test_reduce(opt, ori[opt], orf[opt]);
 		test_flow(opt);
+		test_maths(opt, om[opt], omh[opt]);
 	}
 	check_same("ints", oi[0], oi[1], sizeof oi[0]);
 	check_same("halfs", oh[0], oh[1], sizeof oh[0]);
 	check_same("bf16", ob[0], ob[1], sizeof ob[0]);
 	check_same("reduce", ori[0], ori[1], sizeof ori[0]);
 	check_same("reduce f32", orf[0], orf[1], sizeof orf[0]);
+	check_same("maths", om[0], om[1], sizeof om[0]);
+	check_same("maths f16", omh[0], omh[1], sizeof omh[0]);
 	return check_summary("semantics");
 }
