@@ -7,59 +7,26 @@
  * tl.cos, tl.erf and libdevice tanh call, are within 2 ulp everywhere.  So
  * these are tilec's own, to the same standard: polynomials fitted (minimax,
  * relative error) to each function on a short interval, evaluated by Horner
- * with fma, and a range reduction to reach them.  The coefficients and the
- * measured errors over every f32 input come from the models in
- * docs/math.md.
+ * with fma, and a range reduction to reach them.  The constants are in
+ * cg_math.h; tests/unit/math_model_test.c runs the same steps in C over
+ * f32 inputs of every exponent against libm, and gpu_test's math case
+ * this code on the GPU.
  *
- *   tanh: |x| < 0.6: x + x t P(t), t = x^2; else 1 - 2 / (e^2|x| + 1), with
- *         ex2.approx and rcp.approx; sign restored.  Both sides computed,
- *         one selected: no branch.
- *   erf:  |x| < 1: x P(x^2); else 1 - 2^Q(s), Q fitted to log2 erfc on
- *         [1, 4] in s = (2|x| - 5) / 3 (erf rounds to 1 past 3.92); sign
- *         restored.  No branch.
+ *   tanh: |x| < 1: |x| + |x| t P(t), t = x^2; else 1 - 2 / (2^(2|x| log2 e)
+ *         + 1) with ex2.approx and rcp.approx; the sign put back.  Both
+ *         sides computed, one selected: no branch.
+ *   erf:  |x| < 1.25: |x| + |x| P(x^2); else 1 - 2^Q(min(|x|, 4) - 1.25),
+ *         Q fitted to log2 erfc on [1.25, 4] (erf rounds to 1 from 3.92 on);
+ *         the sign put back.  No branch.
  *   sin, cos: x = q pi/2 + r, |r| <= pi/4, then sin r or cos r by the
- *         quadrant q mod 4.  For |x| <= FAST_MAX, r = x - q pi/2 with pi/2
- *         in three f32 parts (Cody and Waite, with fma); above it a branch
- *         to Payne and Hanek's reduction in f64: |x| = m 2^e with m < 2^24,
- *         and 2/pi in 24-bit chunks c_i, so each m c_i 2^(e - 24 (i + 1))
- *         is exact in f64 and only the chunks whose products are not
- *         multiples of 4 matter.
+ *         quadrant q mod 4.  For |x| <= 105600, r = x - q pi/2 with pi/2 in
+ *         three f32 parts (Cody and Waite, with fma); above it a branch to
+ *         Payne and Hanek's reduction in f64 (reduce_slow).
  */
 #include "cg.h"
+#include "cg_math.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/*
- * The constants, each fitted or checked by the models (docs/math.md says
- * how); polynomial coefficients lowest degree first.
- */
-/* tanh */
-#define TANH_SPLIT 0x1p+0
-static const float tanh_p[] = {-0x1.55553cp-2f, 0x1.110be4p-3f, -0x1.b9623ap-5f, 0x1.6009a2p-6f,
-                               -0x1.045fd0p-7f, 0x1.2d9f4ep-9f, -0x1.77ca4cp-12f};
-/* erf */
-#define ERF_SPLIT 0x1.8p-1
-#define ERF_CLAMP 0x1p+2
-static const float erf_p[] = {0x1.06eba8p-3f, -0x1.812740p-2f, 0x1.ce2dbcp-4f, -0x1.b810e8p-6f,
-                              0x1.554772p-8f, -0x1.b46f0ap-11f, 0x1.b0ca4cp-14f, -0x1.f27bbap-18f};
-static const float erf_q[] = {-0x1.d93b7cp+1f, -0x1.1b3ffep+2f, -0x1.41a6cep+0f, -0x1.7cc688p-5f,
-                              0x1.42dd7ap-7f, -0x1.172fcap-10f, -0x1.4895c6p-14f};
-/* sin, cos: the short reduction up to SC_FAST_MAX, pi/2 = SC_PIO2_1 + SC_PIO2_2 + SC_PIO2_3 */
-#define SC_FAST_MAX 0x1.9c8p+16
-#define SC_TWO_OVER_PI 0x1.45f306p-1
-#define SC_PIO2_1 0x1.921fb4p+0
-#define SC_PIO2_2 0x1.4442d0p-24
-#define SC_PIO2_3 0x1.84698ap-48
-/* the long one: 2/pi = F_0 + F_1 + ..., F_0 of 15 bits, then 24 each; with x's biased exponent
- * at or above sc_exp_from[i], the first product that matters is x F_(i+1); sc_tail[i] is 2/pi
- * less F_0 .. F_(i+2), rounded */
-static const double sc_f[] = {0x1.45fp-1, 0x1.836e4ep-16, 0x1.1054ap-42, 0x1.fc2756p-64,
-                              0x1.d1f534p-88, 0x1.bb81b4p-113, 0x1.629598p-136};
-static const double sc_tail[] = {0x1.fc2757d1f534ep-64, 0x1.d1f534ddc0db6p-88, 0x1.bb81b6c52b328p-113,
-                                 0x1.6295993c43904p-136, 0x1.3c439041fe516p-160};
-static const int sc_exp_from[] = {167, 191, 215, 239};
-static const float sc_sin[] = {-0x1.555544p-3f, 0x1.1106c6p-7f, -0x1.991c26p-13f};
-static const float sc_cos[] = {-0.5f, 0x1.55554ap-5f, -0x1.6c0c1ep-10f, 0x1.99e336p-16f};
 
 static LLVMValueRef fc(Cg *c, double v) { return LLVMConstReal(c->f32, v); }
 
