@@ -194,6 +194,23 @@ def print_rates(got, unit, ref, width=16):
         print(f"{name:<{width}} {m:9.1f} {min(v):7.1f} {max(v):7.1f} {m / t:{max(8, len(ref) + 1)}.3f}")
 
 
+def fresh_rounds(p, runs, per_round, rounds, reps):
+    """`rounds` rounds, each on fresh inputs (p.draw()): every contestant checked once (p.check(name, fn,
+    out)), then timed (probe.bench over p.nbytes(): GB/s, median of `reps` calls).  runs: name -> (fn, out);
+    per_round() adds the contestants made anew each round (torch's, whose output is a new tensor: out()
+    reads it).  Returns name -> GB/s over the rounds."""
+    got = {}
+    for _ in range(rounds):
+        p.draw()
+        calls = dict(runs)
+        calls.update(per_round())
+        for name, (fn, out) in calls.items():
+            p.check(name, fn, out)
+        for name, (fn, _) in calls.items():
+            got.setdefault(name, []).append(bench(fn, p.nbytes(), reps)[1])
+    return got
+
+
 def row_loop_source(path, stages):
     """The text of the example at path with its row loop's num_stages=2 made `stages` (a loop that ends in
     `num_programs(0), num_stages=2)`, once in the file)."""

@@ -30,8 +30,7 @@ import torch  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
-from probe import bench  # noqa: E402
-from ptx_ab import exit_unless_close, pick_config, print_rates  # noqa: E402
+from ptx_ab import exit_unless_close, fresh_rounds, pick_config, print_rates  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples", "rope.tile")
 SHAPES = [(4096, 32, 64, 0), (16384, 32, 64, 0), (4096, 32, 64, 1 << 20), (4096, 8, 32, 0)]
@@ -98,15 +97,7 @@ def one(tokens, heads, half, maxpos, rounds):
           f"{'0..tokens-1' if not maxpos else f'<= {maxpos}'}: tilec {t_w}, triton {r_w} (rows, warps); "
           f"{rounds} rounds x {REPS} reps, fresh inputs each")
     runs = {"tilec": (tilec_rope(p, t_w), None), "triton": (triton_rope(p, r_w), None)}
-    got = {name: [] for name in list(runs) + ["torch"]}
-    for _ in range(rounds):
-        p.draw()
-        calls = dict(runs)
-        calls["torch"] = torch_rope(p)
-        for name, (fn, out) in calls.items():
-            p.check(name, fn, out)
-        for name, (fn, _) in calls.items():
-            got[name].append(bench(fn, p.nbytes(), REPS)[1])
+    got = fresh_rounds(p, runs, lambda: {"torch": torch_rope(p)}, rounds, REPS)
     print_rates(got, "GB/s", "torch")
     med = {k: statistics.median(v) for k, v in got.items()}
     print(f"ratios: tilec/triton {med['tilec'] / med['triton']:.3f}, tilec/torch {med['tilec'] / med['torch']:.3f}")

@@ -36,8 +36,7 @@ import triton  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
-from probe import bench  # noqa: E402
-from ptx_ab import pick_config, print_rates, row_loop_source, rows_main  # noqa: E402
+from ptx_ab import fresh_rounds, pick_config, print_rates, row_loop_source, rows_main  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples", "softmax.tile")
 SHAPES = [(4096, 1024), (4096, 4096), (4096, 16384), (16384, 8192)]
@@ -112,15 +111,8 @@ def one(rows, n, rounds):
             "tilec": tilec_rows(p), "triton-same": triton_same(p, s_cfg),
             "triton-stages1": triton_same(p, s_cfg, 1), "triton-tutorial": lambda: tk.softmax_tutorial(p.x, p.out),
             "triton": lambda: tk.softmax(p.x, p.out)}
-    got = {name: [] for name in list(runs) + ["torch"]}
-    for _ in range(rounds):
-        p.draw()
-        calls = {name: (fn, None) for name, fn in runs.items()}
-        calls["torch"] = torch_softmax(p)
-        for name, (fn, out) in calls.items():
-            p.check(name, fn, out)
-        for name, (fn, _) in calls.items():
-            got[name].append(bench(fn, p.nbytes(), REPS)[1])
+    runs = {name: (fn, None) for name, fn in runs.items()}
+    got = fresh_rounds(p, runs, lambda: {"torch": torch_softmax(p)}, rounds, REPS)
     print_rates(got, "GB/s", "torch")
     med = {k: statistics.median(v) for k, v in got.items()}
     print("ratios: " + ", ".join(f"{a}/{b} {med[a] / med[b]:.3f}" for a, b in (
