@@ -980,7 +980,7 @@ static void case_matmul_a(const char *kernel, int M, int N, int K, bool bt, int 
 	float alpha = linear ? 0.75f : 1.0f;
 	if (!linear)
 		act = strcmp(kernel, "matmul_relu") == 0;
-	char act_s[16] = "";
+	char act_s[24] = "";
 	if (linear)
 		snprintf(act_s, sizeof act_s, " ACT=%d", act);
 	start(&c, "%s M=%d N=%d K=%d%s BM=%d BN=%d BK=%d warps=%d%s%.0d%s", kernel, M, N, K, bt ? " B^T" : "",
