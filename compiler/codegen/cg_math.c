@@ -12,16 +12,25 @@
  * f32 inputs of every exponent against libm, and gpu_test's math case
  * this code on the GPU.
  *
- *   tanh: |x| < 1: |x| + |x| t P(t), t = x^2; else 1 - 2 / (2^(2|x| log2 e)
- *         + 1) with ex2.approx and rcp.approx; the sign put back.  Both
- *         sides computed, one selected: no branch.
- *   erf:  |x| < 1.25: |x| + |x| P(x^2); else 1 - 2^Q(min(|x|, 4) - 1.25),
- *         Q fitted to log2 erfc on [1.25, 4] (erf rounds to 1 from 3.92 on);
- *         the sign put back.  No branch.
+ *   tanh: |x| < 1.125: |x| + |x| t P(t), t = x^2; else 1 - 2 / (2^(2|x|
+ *         log2 e) + 1) with ex2.approx and rcp.approx (below 1.125 their
+ *         errors would grow past 2 ulp); the sign put back.  Both sides
+ *         computed, one selected: no branch.
+ *   erf:  |x| < 1: |x| + |x| P(x^2); else 1 - 2^Q(min(|x|, 4) - 1), Q
+ *         fitted to log2 erfc on [1, 4] (erf rounds to 1 from 3.92 on); the
+ *         sign put back.  No branch.
  *   sin, cos: x = q pi/2 + r, |r| <= pi/4, then sin r or cos r by the
- *         quadrant q mod 4.  For |x| <= 105600, r = x - q pi/2 with pi/2 in
- *         three f32 parts (Cody and Waite, with fma); above it a branch to
- *         Payne and Hanek's reduction in f64 (reduce_slow).
+ *         quadrant q mod 4.  For |x| <= 65536, r = x - q pi/2 with pi/2 in
+ *         three f32 parts (Cody and Waite, with fma; past 71476 the error
+ *         would pass 1.5 ulp); above it a branch to Payne and Hanek's
+ *         reduction in f64 (reduce_slow), which also gives r's low part.
+ *
+ * Largest errors over every f32 (the models behind cg_math.h's constants,
+ * and the same steps run on an H100 for all 2^32 inputs): sin and cos
+ * 1.49 ulp (CUDA's sinf and cosf 1.49 and 1.51 there), tanh 1.16, erf 0.99
+ * (1.05 on the H100, whose ex2.approx differs from exp2f).  None of these
+ * values may be contracted or flushed: no `contract` flag, no .ftz but
+ * ex2's and rcp's.
  */
 #include "cg.h"
 #include "cg_math.h"
@@ -108,7 +117,7 @@ LLVMValueRef cg_erf(Cg *c, LLVMValueRef x)
 
 /* ---- sin and cos ---- */
 
-/* |x| <= FAST_MAX: x = q pi/2 + r by 2/pi and pi/2 in three f32 parts; q mod 4 in *n */
+/* |x| <= SC_FAST_MAX: x = q pi/2 + r by 2/pi and pi/2 in three f32 parts; q mod 4 in *n */
 static LLVMValueRef reduce_fast(Cg *c, LLVMValueRef x, LLVMValueRef *n)
 {
 	/* j = 1.5 2^23 + rint(x 2/pi): its last bits are q's */
@@ -129,7 +138,7 @@ static LLVMValueRef reduce_fast(Cg *c, LLVMValueRef x, LLVMValueRef *n)
  * series come after q is taken, so the fraction keeps its bits however
  * close x is to a multiple of pi/2.
  */
-static LLVMValueRef reduce_slow(Cg *c, LLVMValueRef x, LLVMValueRef *n)
+static LLVMValueRef reduce_slow(Cg *c, LLVMValueRef x, LLVMValueRef *n, LLVMValueRef *lo)
 {
 	LLVMTypeRef d = LLVMDoubleTypeInContext(c->ctx);
 	LLVMValueRef e = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, LLVMBuildBitCast(c->b, x, c->i32, ""),
@@ -156,7 +165,10 @@ static LLVMValueRef reduce_slow(Cg *c, LLVMValueRef x, LLVMValueRef *n)
 	LLVMValueRef q = LLVMBuildFSub(c->b, qm, f64c(c, 0x1.8p+52), "");
 	LLVMValueRef f = LLVMBuildFAdd(c->b, LLVMBuildFAdd(c->b, LLVMBuildFSub(c->b, h, q, ""), t[2], ""), t[3], "");
 	*n = LLVMBuildTrunc(c->b, LLVMBuildBitCast(c->b, qm, c->i64, ""), c->i32, "");
-	return LLVMBuildFPTrunc(c->b, LLVMBuildFMul(c->b, f, f64c(c, 0x1.921fb54442d18p+0), ""), c->f32, "");
+	LLVMValueRef rd = LLVMBuildFMul(c->b, f, f64c(c, 0x1.921fb54442d18p+0), "");
+	LLVMValueRef r = LLVMBuildFPTrunc(c->b, rd, c->f32, "");
+	*lo = LLVMBuildFPTrunc(c->b, LLVMBuildFSub(c->b, rd, LLVMBuildFPExt(c->b, r, d, ""), ""), c->f32, "");
+	return r;
 }
 
 LLVMValueRef cg_sin_cos(Cg *c, LLVMValueRef x, bool cos)
@@ -168,19 +180,22 @@ LLVMValueRef cg_sin_cos(Cg *c, LLVMValueRef x, bool cos)
 	LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "reduce.join");
 	LLVMBuildCondBr(c->b, fast, join, slow);
 	LLVMPositionBuilderAtEnd(c->b, slow);
-	LLVMValueRef ns, rs = reduce_slow(c, x, &ns);
+	LLVMValueRef ns, ls, rs = reduce_slow(c, x, &ns, &ls);
 	LLVMBuildBr(c->b, join);
 	LLVMPositionBuilderAtEnd(c->b, join);
-	LLVMValueRef r = LLVMBuildPhi(c->b, c->f32, ""), n = LLVMBuildPhi(c->b, c->i32, "");
-	LLVMAddIncoming(r, (LLVMValueRef[]){rf, rs}, (LLVMBasicBlockRef[]){from, slow}, 2);
-	LLVMAddIncoming(n, (LLVMValueRef[]){nf, ns}, (LLVMBasicBlockRef[]){from, slow}, 2);
+	LLVMBasicBlockRef ins[2] = {from, slow};
+	LLVMValueRef r = LLVMBuildPhi(c->b, c->f32, ""), lo = LLVMBuildPhi(c->b, c->f32, "");
+	LLVMValueRef n = LLVMBuildPhi(c->b, c->i32, "");
+	LLVMAddIncoming(r, (LLVMValueRef[]){rf, rs}, ins, 2);
+	LLVMAddIncoming(lo, (LLVMValueRef[]){fc(c, -0.0), ls}, ins, 2); /* -0: sin(-0) stays -0 */
+	LLVMAddIncoming(n, (LLVMValueRef[]){nf, ns}, ins, 2);
 	if (cos)
 		n = LLVMBuildAdd(c->b, n, cg_i32c(c, 1), "");
 
-	/* |r| <= pi/4: sin r = r + r s S(s), cos r = 1 - s/2 + s^2 C(s), s = r^2 */
+	/* |r| <= pi/4, r + lo the remainder: sin r = r + (r s S(s) + lo), cos r = 1 - s/2 + s^2 C(s), s = r^2 */
 	LLVMValueRef s = mul(c, r, r);
 	LLVMValueRef ps = fma3(c, horner(c, s, sc_sin, NELEM(sc_sin)), s, fc(c, 0)); /* +0 where s is 0 */
-	LLVMValueRef vs = fma3(c, ps, r, r);
+	LLVMValueRef vs = add(c, r, fma3(c, ps, r, lo));
 	LLVMValueRef vc = fma3(c, horner(c, s, sc_cos, NELEM(sc_cos)), s, fc(c, 1));
 	LLVMValueRef odd = LLVMBuildTrunc(c->b, n, c->i1, "");
 	LLVMValueRef neg = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, n, cg_i32c(c, 2), ""), cg_i32c(c, 0), "");

@@ -63,8 +63,9 @@ static uint32_t bits(float x)
 	return u;
 }
 
-static float reduce(float x, uint32_t *n)
+static float reduce(float x, uint32_t *n, float *lo)
 {
+	*lo = -0.0f;
 	if (fabsf(x) <= (float)SC_FAST_MAX) {
 		float j = fmaf(x, (float)SC_TWO_OVER_PI, 0x1.8p+23f);
 		float q = j - 0x1.8p+23f;
@@ -85,15 +86,18 @@ static float reduce(float x, uint32_t *n)
 	uint64_t u;
 	memcpy(&u, &qm, 8);
 	*n = (uint32_t)u;
-	return (float)(f * 0x1.921fb54442d18p+0);
+	double rd = f * 0x1.921fb54442d18p+0;
+	float r = (float)rd;
+	*lo = (float)(rd - (double)r);
+	return r;
 }
 
 static float model_sin_cos(float x, int cos)
 {
 	uint32_t n;
-	float r = reduce(x, &n), s = r * r;
+	float lo, r = reduce(x, &n, &lo), s = r * r;
 	n += (uint32_t)cos;
-	float vs = fmaf(fmaf(horner(s, sc_sin, NELEM(sc_sin)), s, 0.0f), r, r);
+	float vs = r + fmaf(fmaf(horner(s, sc_sin, NELEM(sc_sin)), s, 0.0f), r, lo);
 	float vc = fmaf(horner(s, sc_cos, NELEM(sc_cos)), s, 1.0f);
 	float v = n & 1 ? vc : vs;
 	return n & 2 ? -v : v;
