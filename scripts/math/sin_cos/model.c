@@ -1,5 +1,5 @@
 /* Bit-exact C model of the f32 sin/cos design for the PTX code generator, plus its validation.
- * See RESULT.md for the algorithm, the constants and the measured numbers.
+ * The algorithm is compiler/codegen/cg_math.c's; scripts/math/README.md has the measured numbers.
  *
  *   build:  gcc -O2 model.c -lm          (variant A, the design; glibc >= 2.34: no -lpthread needed)
  *           gcc -O2 -DVARIANT_B model.c -lm   (variant B: compensated fast path, THRESH = 2^18)
@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 /* ------------------------------------------------------------------ constants */
-/* Variant A (default): the design of RESULT.md.  Variant B (-DVARIANT_B): the fast path also
+/* Variant A (default): the design cg_math.c implements.  Variant B (-DVARIANT_B): the fast path also
    returns the low part of r (5 more f32 ops) and THRESH = 2^18. */
 #ifndef THRESH
 #ifdef VARIANT_B
