@@ -571,10 +571,11 @@ static void case_math(int f, int n, bool small)
 {
 	static const char *const names[] = {"sin", "cos", "tanh", "erf"};
 	static const double span[] = {10.0, 10.0, 6.0, 4.5};
-	/* near multiples of pi/2: 1.5707964 (pi/2), 16367173 * 2^-?, ... */
-	static const float hard[] = {0x1.921fb6p+0f, 0x1.921fb6p+1f, 0x1.2d97c8p+3f, 0x1.f6a7a2p+4f,
-	                             0x1.d7f9dep+54f, 0x1.6c6cbcp+103f, 0x1.8d5cbap+113f, 0x1.b26eb8p+127f,
-	                             105615.0f, 105616.0f, 0x1.fffffep+127f, 0x1p-149f};
+	/* the f32 nearest to multiples of pi/2 (scripts/math/sin_cos/hardcases.c), the
+	 * switch between sin and cos's two reductions, the extremes */
+	static const float hard[] = {0x1.f37c8ap+95f, 0x1.47d0fep+34f, 0x1.f9cbe2p+7f, 0x1.32ede2p+85f,
+	                             0x1.628d4cp+40f, 0x1.13093p+76f, 0x1.b08c4ap+111f, 0x1.921fb6p+0f,
+	                             0x1p+16f, 0x1.000002p+16f, 0x1.fffffep+127f, 0x1p-149f};
 	if (!want("math"))
 		return;
 	Case c;
