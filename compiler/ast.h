@@ -33,7 +33,9 @@ typedef enum NodeKind {
 	ND_FOR,    /* for name in range(args) body */
 	ND_IF,     /* if lhs then_ else_ (else_ may be NULL, or an ND_IF for else-if) */
 	ND_BLOCK,  /* { stmts } */
-	ND_RETURN, /* return ; (only as the last statement of a kernel) */
+	ND_UNPACK, /* let|var|(none) args... = lhs ; op is TK_LET, TK_VAR or TK_ASSIGN; args are ND_NAMEs */
+	ND_RETURN, /* return lhs? ; or return args... ; with 2 or more values (only as the last statement
+	              of a kernel or fn; values only in an fn) */
 } NodeKind;
 
 /* A written type: element name plus pointer flag. */
@@ -65,9 +67,9 @@ struct Node {
 typedef struct Param {
 	const char *name;
 	Loc loc;
-	TypeSpec ty;
+	TypeSpec ty;        /* none (TY_VOID) for an fn's parameter: it takes its argument's type */
 	bool is_const;      /* `NAME: const i32 = 4` */
-	Node *defval;       /* default of a const parameter, or NULL */
+	Node *defval;       /* default of a const parameter (or of an fn's), or NULL */
 } Param;
 
 typedef struct Attr {       /* `@num_warps(8)` before `kernel` */
@@ -76,9 +78,11 @@ typedef struct Attr {       /* `@num_warps(8)` before `kernel` */
 	Node *arg;
 } Attr;
 
+/* A kernel, or an `fn` helper, which calls inline (lower.c). */
 typedef struct Kernel {
 	const char *name;
 	Loc loc;
+	bool is_fn;
 	Param *params;
 	int nparams;
 	Attr *attrs;
@@ -89,6 +93,8 @@ typedef struct Kernel {
 typedef struct Program {
 	Kernel **kernels;
 	int nkernels;
+	Kernel **fns;
+	int nfns;
 } Program;
 
 /* ---- front end entry points ---- */

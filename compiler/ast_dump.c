@@ -152,11 +152,24 @@ static void put_stmt(StrBuf *out, const Node *n, int depth)
 		sb_printf(out, "(assign %s %s ", n->name, tok_text[n->op]);
 		put_expr(out, n->lhs);
 		break;
+	case ND_UNPACK:
+		sb_printf(out, "(unpack %s", n->op == TK_ASSIGN ? "=" : tok_text[n->op]);
+		put_args(out, n->args, n->nargs);
+		sb_puts(out, " ");
+		put_expr(out, n->lhs);
+		break;
 	case ND_EXPR:
 		sb_puts(out, "(expr ");
 		put_expr(out, n->lhs);
 		break;
-	case ND_RETURN: sb_puts(out, "(return"); break;
+	case ND_RETURN:
+		sb_puts(out, "(return");
+		if (n->lhs) {
+			sb_puts(out, " ");
+			put_expr(out, n->lhs);
+		}
+		put_args(out, n->args, n->nargs);
+		break;
 	case ND_FOR:
 		sb_printf(out, "(for %s (range", n->name);
 		put_args(out, n->args, n->nargs);
@@ -182,7 +195,7 @@ static void put_stmt(StrBuf *out, const Node *n, int depth)
 
 static void put_kernel(StrBuf *out, const Kernel *k)
 {
-	sb_printf(out, "(kernel %s", k->name);
+	sb_printf(out, "(%s %s", k->is_fn ? "fn" : "kernel", k->name);
 	for (int i = 0; i < k->nattrs; i++) {
 		sb_printf(out, "\n  (attr %s ", k->attrs[i].name);
 		put_expr(out, k->attrs[i].arg);
@@ -190,8 +203,11 @@ static void put_kernel(StrBuf *out, const Kernel *k)
 	}
 	for (int i = 0; i < k->nparams; i++) {
 		const Param *pm = &k->params[i];
-		sb_printf(out, "\n  (param %s %s", pm->name, pm->is_const ? "const " : "");
-		put_type(out, pm->ty);
+		sb_printf(out, "\n  (param %s", pm->name);
+		if (!k->is_fn) {
+			sb_printf(out, " %s", pm->is_const ? "const " : "");
+			put_type(out, pm->ty);
+		}
 		if (pm->defval) {
 			sb_puts(out, " ");
 			put_expr(out, pm->defval);
@@ -202,8 +218,14 @@ static void put_kernel(StrBuf *out, const Kernel *k)
 	sb_puts(out, ")\n");
 }
 
+/* Kernels and fns in the order of the source. */
 void ast_dump(StrBuf *out, const Program *p)
 {
-	for (int i = 0; i < p->nkernels; i++)
-		put_kernel(out, p->kernels[i]);
+	int i = 0, j = 0;
+	while (i < p->nkernels || j < p->nfns) {
+		bool fn = i == p->nkernels || (j < p->nfns && (p->fns[j]->loc.line < p->kernels[i]->loc.line ||
+							      (p->fns[j]->loc.line == p->kernels[i]->loc.line &&
+							       p->fns[j]->loc.col < p->kernels[i]->loc.col)));
+		put_kernel(out, fn ? p->fns[j++] : p->kernels[i++]);
+	}
 }

@@ -183,6 +183,7 @@ static void scan_one(Lexer *lx, const char **pp)
 	float                  { lex_float(lx, start, END); goto done; }
 
 	"kernel"  { TOK(TK_KERNEL); }
+	"fn"      { TOK(TK_FN); }
 	"let"     { TOK(TK_LET); }
 	"var"     { TOK(TK_VAR); }
 	"const"   { TOK(TK_CONST); }

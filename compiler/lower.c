@@ -32,7 +32,8 @@ struct Binding {
 	Loc loc;
 	bool mutable_;
 	bool used;
-	bool runtime_param;  /* a kernel parameter without `const` */
+	bool runtime_param;  /* a kernel parameter without `const`, or an fn's parameter */
+	bool weak;           /* an fn's parameter bound to a weak literal */
 	bool is_iv;          /* a for-loop induction variable */
 	Binding *next;
 };
@@ -43,13 +44,24 @@ struct Scope {
 	Scope *up;
 };
 
+/* An fn call being inlined; the innermost is l->calls. */
+typedef struct Call {
+	const Kernel *fn;
+	struct Call *up;
+} Call;
+
 typedef struct L {
 	Arena *a;
 	Diag *d;
 	Func *f;
 	Builder b;
 	Scope *scope;
+	const Program *p;
 	const Kernel *k;
+	Call *calls;
+	int ninlined;   /* fn calls inlined so far in this kernel */
+	bool *fn_done;  /* per fn of p: inlined once already, so its unused names were reported */
+	bool quiet;     /* no unused-variable warnings: a second inlining of an fn */
 } L;
 
 typedef struct Rv {
@@ -137,7 +149,7 @@ static void push_scope(L *l)
 static void pop_scope(L *l)
 {
 	for (Binding *b = l->scope->vars; b; b = b->next)
-		if (!b->used && !b->runtime_param && b->name[0] != '_')
+		if (!b->used && !b->runtime_param && b->name[0] != '_' && !l->quiet)
 			warn_at(l->d, b->loc, "unused variable '%s'", b->name);
 	l->scope = l->scope->up;
 }
@@ -507,7 +519,7 @@ static Rv name(L *l, Node *n)
 	Binding *b = lookup(l, n->name);
 	if (b) {
 		b->used = true;
-		return (Rv){b->v, false};
+		return (Rv){b->v, b->weak};
 	}
 	if (strcmp(n->name, "inf") == 0)
 		return (Rv){cfloat(l, TY_F32, INFINITY), true};
@@ -890,6 +902,154 @@ static Rv dot(L *l, Node *call)
 	return (Rv){r, false};
 }
 
+/* ---- fn helpers ---- */
+
+enum { MAX_INLINED = 10000, MAX_RESULTS = 16 };
+
+/*
+ * A call of an fn: its body is lowered here, inline, in a scope of its own
+ * that sees only its parameters.  They are bound to the argument values, so
+ * a constant argument stays a constant (and can size a tile), a weak
+ * literal stays weak, and a tile keeps its shape: an fn is generic, as a
+ * Triton @jit function called from a kernel.  The call's values, in out[],
+ * are those of the fn's final `return a, b, ...;`; it returns how many.
+ */
+static int inline_fn(L *l, Node *call, int idx, Rv *out)
+{
+	const Kernel *fn = l->p->fns[idx];
+	for (Call *c = l->calls; c; c = c->up)
+		if (c->fn == fn)
+			error_at(l->d, call->loc, "fn '%s' calls itself%s; an fn is inlined, so it cannot recurse",
+				 fn->name, c == l->calls ? "" : " through other fns");
+	if (++l->ninlined > MAX_INLINED)
+		error_at(l->d, call->loc, "more than %d fn calls to inline in kernel '%s'", MAX_INLINED, l->k->name);
+
+	int np = fn->nparams, npos = 0;
+	int *slot = NEWN(l->a, int, call->nargs + 1);
+	Node **given = NEWN(l->a, Node *, np + 1);
+	for (int i = 0; i < call->nargs; i++) {
+		Node *a = call->args[i];
+		slot[i] = -1;
+		if (a->argname) {
+			for (int j = 0; j < np; j++)
+				if (!strcmp(fn->params[j].name, a->argname))
+					slot[i] = j;
+			if (slot[i] < 0)
+				error_at(l->d, a->loc, "fn '%s' has no parameter '%s'", fn->name, a->argname);
+		} else if ((slot[i] = npos++) >= np) {
+			error_at(l->d, a->loc, "fn '%s' takes %d argument%s, got %d", fn->name, np, np == 1 ? "" : "s",
+				 call->nargs);
+		}
+		if (given[slot[i]])
+			error_at(l->d, a->loc, "argument '%s' given twice", fn->params[slot[i]].name);
+		given[slot[i]] = a;
+	}
+	for (int j = 0; j < np; j++)
+		if (!given[j] && !fn->params[j].defval)
+			error_at(l->d, call->loc, "fn '%s' needs an argument for '%s'", fn->name, fn->params[j].name);
+	Rv *val = NEWN(l->a, Rv, np + 1);
+	for (int i = 0; i < call->nargs; i++) /* in the order written */
+		val[slot[i]] = expr(l, call->args[i]);
+
+	Scope *scope = l->scope;
+	bool quiet = l->quiet;
+	Call c = {fn, l->calls};
+	DiagFrame frame = {fn->name, call->loc, l->d->frames};
+	l->scope = NULL;
+	l->calls = &c;
+	l->d->frames = &frame;
+	l->quiet |= l->fn_done[idx];
+	push_scope(l);
+	for (int j = 0; j < np; j++) /* defaults see no names, as Python's */
+		if (!given[j])
+			val[j] = expr(l, fn->params[j].defval);
+	for (int j = 0; j < np; j++) {
+		Binding *b = bind(l, fn->params[j].name, val[j].v, fn->params[j].loc, false);
+		b->runtime_param = true;
+		b->weak = val[j].weak;
+	}
+	Node *body = fn->body;
+	int n = body->nstmts;
+	Node *ret = n > 0 && body->stmts[n - 1]->kind == ND_RETURN ? body->stmts[--n] : NULL;
+	push_scope(l);
+	for (int i = 0; i < n; i++)
+		stmt(l, body->stmts[i]);
+	int nr = 0;
+	if (ret && ret->lhs)
+		out[nr++] = expr(l, ret->lhs);
+	if (ret && ret->nargs > MAX_RESULTS)
+		error_at(l->d, ret->loc, "an fn returns at most %d values", MAX_RESULTS);
+	for (int i = 0; ret && i < ret->nargs; i++)
+		out[nr++] = expr(l, ret->args[i]);
+	pop_scope(l);
+	pop_scope(l);
+	l->fn_done[idx] = true;
+	l->quiet = quiet;
+	l->d->frames = frame.up;
+	l->calls = c.up;
+	l->scope = scope;
+	return nr;
+}
+
+static int fn_index(L *l, const char *name)
+{
+	for (int i = 0; i < l->p->nfns; i++)
+		if (!strcmp(name, l->p->fns[i]->name))
+			return i;
+	return -1;
+}
+
+/* An fn's call as an expression: one value, or none for a statement. */
+static Rv fn_call(L *l, Node *call, int idx)
+{
+	Rv r[MAX_RESULTS] = {{0, false}};
+	int n = inline_fn(l, call, idx, r);
+	if (n > 1)
+		error_at(l->d, call->loc, "fn '%s' returns %d values; take them with 'let a, b = %s(...);'", call->name, n,
+			 call->name);
+	return r[0];
+}
+
+/* Every name call() takes, and the type names: an fn may not take one. */
+static bool reserved_name(const char *s)
+{
+	static const char *const names[] = {
+		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "atomic_add", "dot",
+		"sum", "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs",
+		"sin", "cos", "tanh", "erf", "floor", "ceil", "sigmoid", "maximum", "minimum", "clamp", "fma",
+		"where", "div_rn", "cast", "cdiv", "trans", "range", "inf", "nan",
+		"i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(s, names[i]))
+			return true;
+	return false;
+}
+
+/* What makes a program's names ambiguous, checked whichever kernel is compiled. */
+static void check_names(L *l, const Program *p)
+{
+	for (int i = 0; i < p->nkernels; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(p->kernels[i]->name, p->kernels[j]->name))
+				error_at(l->d, p->kernels[i]->loc, "kernel '%s' is defined twice", p->kernels[i]->name);
+	for (int i = 0; i < p->nfns; i++) {
+		const Kernel *fn = p->fns[i];
+		if (reserved_name(fn->name))
+			error_at(l->d, fn->loc, "'%s' is a built-in name; give the fn another", fn->name);
+		for (int j = 0; j < p->nkernels; j++)
+			if (!strcmp(fn->name, p->kernels[j]->name))
+				error_at(l->d, fn->loc, "'%s' is both a kernel and an fn", fn->name);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(fn->name, p->fns[j]->name))
+				error_at(l->d, fn->loc, "fn '%s' is defined twice", fn->name);
+		for (int j = 0; j < fn->nparams; j++)
+			for (int k = 0; k < j; k++)
+				if (!strcmp(fn->params[j].name, fn->params[k].name))
+					error_at(l->d, fn->params[j].loc, "duplicate parameter '%s'", fn->params[j].name);
+	}
+}
+
 static Rv call(L *l, Node *n)
 {
 	const char *f = n->name;
@@ -1027,8 +1187,14 @@ static Rv call(L *l, Node *n)
 		l->b.loc = n->loc;
 		return (Rv){emit(l, OP_TRANS, t, &x.v, 1), false};
 	}
+	int idx = fn_index(l, f);
+	if (idx >= 0)
+		return fn_call(l, n, idx);
 	if (lookup(l, f))
 		error_at(l->d, n->loc, "'%s' is not a function", f);
+	for (int i = 0; i < l->p->nkernels; i++)
+		if (!strcmp(f, l->p->kernels[i]->name))
+			error_at(l->d, n->loc, "'%s' is a kernel, which cannot be called; make it an 'fn'", f);
 	error_at(l->d, n->loc, "unknown function '%s'", f);
 }
 
@@ -1104,17 +1270,22 @@ static Rv expr(L *l, Node *n)
 
 /* ---- statements ---- */
 
-/* Names assigned anywhere in n (ND_ASSIGN targets), deduplicated, in order. */
+/* Names assigned anywhere in n (ND_ASSIGN and ND_UNPACK targets), deduplicated, in order. */
 static void assigned_names(L *l, Node *n, const char ***names, int *count, int *cap)
 {
 	if (!n)
 		return;
-	if (n->kind == ND_ASSIGN) {
-		for (int i = 0; i < *count; i++)
-			if (!strcmp((*names)[i], n->name))
-				return;
-		*names = arena_grow(l->a, *names, cap, *count + 1, sizeof(char *));
-		(*names)[(*count)++] = n->name;
+	if (n->kind == ND_ASSIGN || (n->kind == ND_UNPACK && n->op == TK_ASSIGN)) {
+		for (int k = 0; k < (n->kind == ND_UNPACK ? n->nargs : 1); k++) {
+			const char *name = n->kind == ND_UNPACK ? n->args[k]->name : n->name;
+			bool seen = false;
+			for (int i = 0; i < *count; i++)
+				seen |= !strcmp((*names)[i], name);
+			if (seen)
+				continue;
+			*names = arena_grow(l->a, *names, cap, *count + 1, sizeof(char *));
+			(*names)[(*count)++] = name;
+		}
 		return;
 	}
 	for (int i = 0; i < n->nstmts; i++)
@@ -1152,16 +1323,24 @@ static ValId assign_value(L *l, Node *n, Binding *b, Rv v)
 	error_at(l->d, n->loc, "cannot assign %s to '%s' of type %s", tstr(l, got), b->name, tstr(l, want));
 }
 
-static void assign(L *l, Node *n)
+/* The binding an assignment to n->name (at n) changes. */
+static Binding *assignable(L *l, Node *n)
 {
 	Binding *b = lookup(l, n->name);
 	if (!b)
 		error_at(l->d, n->loc, "unknown name '%s'", n->name);
 	if (b->is_iv)
 		error_at(l->d, n->loc, "cannot assign to '%s': it is the loop's induction variable", n->name);
+	if (!b->mutable_ && b->runtime_param)
+		error_at(l->d, n->loc, "cannot assign to '%s': it is a parameter (copy it into a 'var')", n->name);
 	if (!b->mutable_)
-		error_at(l->d, n->loc, "cannot assign to '%s': it was declared with '%s'", n->name,
-			 b->runtime_param ? "a parameter" : "let");
+		error_at(l->d, n->loc, "cannot assign to '%s': it was declared with 'let'", n->name);
+	return b;
+}
+
+static void assign(L *l, Node *n)
+{
+	Binding *b = assignable(l, n);
 	Rv v = expr(l, n->lhs);
 	if (n->op != TK_ASSIGN) {
 		static const int ops[][2] = {{TK_PLUSEQ, TK_PLUS}, {TK_MINUSEQ, TK_MINUS}, {TK_STAREQ, TK_STAR},
@@ -1177,6 +1356,37 @@ static void assign(L *l, Node *n)
 	b->v = assign_value(l, n, b, v);
 	if (!l->f->vals[b->v].name)
 		l->f->vals[b->v].name = b->name;
+}
+
+/* let a, b = f(...);  var a, b = f(...);  a, b = f(...); */
+static void unpack(L *l, Node *n)
+{
+	Node *c = n->lhs;
+	int idx = c->kind == ND_CALL ? fn_index(l, c->name) : -1;
+	if (idx < 0)
+		error_at(l->d, c->loc, "only a call of an fn gives several values");
+	for (int i = 0; i < n->nargs; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(n->args[i]->name, n->args[j]->name))
+				error_at(l->d, n->args[i]->loc, "'%s' is named twice", n->args[i]->name);
+	Binding **b = NEWN(l->a, Binding *, n->nargs);
+	for (int i = 0; n->op == TK_ASSIGN && i < n->nargs; i++)
+		b[i] = assignable(l, n->args[i]);
+	Rv r[MAX_RESULTS];
+	int nr = inline_fn(l, c, idx, r);
+	if (nr != n->nargs)
+		error_at(l->d, c->loc, "fn '%s' returns %d value%s, not %d", c->name, nr, nr == 1 ? "" : "s", n->nargs);
+	for (int i = 0; i < n->nargs; i++) {
+		Node *x = n->args[i];
+		l->b.loc = x->loc;
+		if (n->op != TK_ASSIGN) {
+			bind(l, x->name, r[i].v, x->loc, n->op == TK_VAR);
+			continue;
+		}
+		b[i]->v = assign_value(l, x, b[i], r[i]);
+		if (!l->f->vals[b[i]->v].name)
+			l->f->vals[b[i]->v].name = b[i]->name;
+	}
 }
 
 static Block *new_block(L *l, const ValId *from, int n, int extra, const Type *extra_types)
@@ -1384,6 +1594,7 @@ static void stmt(L *l, Node *n)
 		break;
 	}
 	case ND_ASSIGN: assign(l, n); break;
+	case ND_UNPACK: unpack(l, n); break;
 	case ND_EXPR: eval(l, n->lhs); break;
 	case ND_FOR: for_stmt(l, n); break;
 	case ND_IF: if_stmt(l, n); break;
@@ -1392,7 +1603,10 @@ static void stmt(L *l, Node *n)
 		block_stmts(l, n);
 		pop_scope(l);
 		break;
-	case ND_RETURN: error_at(l->d, n->loc, "'return' must be the last statement of the kernel");
+	case ND_RETURN:
+		if (l->calls)
+			error_at(l->d, n->loc, "'return' must be the last statement of fn '%s'", l->calls->fn->name);
+		error_at(l->d, n->loc, "'return' must be the last statement of the kernel");
 	default: die("stmt kind %d", n->kind);
 	}
 }
@@ -1556,10 +1770,10 @@ static void check_params(L *l, const Kernel *k, const CompileOptions *o)
 
 Func *lower_kernel(Arena *a, Diag *d, const Program *p, const Kernel *k, const CompileOptions *o)
 {
-	(void)p;
-	L l = {.a = a, .d = d, .k = k};
+	L l = {.a = a, .d = d, .p = p, .k = k, .fn_done = NEWN(a, bool, p->nfns + 1)};
 	l.f = ir_new_func(a, k->name);
 	l.f->diag = d;
+	check_names(&l, p);
 	check_params(&l, k, o);
 
 	int nrt = 0;
@@ -1608,8 +1822,11 @@ Func *lower_kernel(Arena *a, Diag *d, const Program *p, const Kernel *k, const C
 	}
 	Node *body = k->body;
 	int n = body->nstmts;
-	if (n > 0 && body->stmts[n - 1]->kind == ND_RETURN)
+	if (n > 0 && body->stmts[n - 1]->kind == ND_RETURN) {
+		if (body->stmts[n - 1]->lhs)
+			error_at(d, body->stmts[n - 1]->lhs->loc, "a kernel returns no value");
 		n--; /* a final `return;` ends the program anyway */
+	}
 	push_scope(&l);
 	for (int i = 0; i < n; i++)
 		stmt(&l, body->stmts[i]);

@@ -373,18 +373,50 @@ static Node *expr(P *p)
 
 /* ---- statements ---- */
 
-// "let" IDENT "=" expr ";"  |  "var" IDENT "=" expr ";"
+// names = IDENT ("," IDENT)+ "=" expr ";"      (after `let`, `var` or nothing)
+// The values an fn returns, one name each.
+static Node *unpack(P *p, TokKind kw)
+{
+	Node *n = new_node(p, ND_UNPACK, p->tok->loc);
+	n->op = kw;
+	int cap = 0;
+	do {
+		Token *name = expect_ident(p, "a variable name", "after ','");
+		Node *x = new_node(p, ND_NAME, name->loc);
+		x->name = spell(p, name);
+		push_node(p, &n->args, &n->nargs, &cap, x);
+	} while (consume(p, TK_COMMA));
+	expect(p, TK_ASSIGN, "after the names");
+	n->lhs = expr(p);
+	expect_semi(p, "after expression");
+	return n;
+}
+
+// "let" IDENT "=" expr ";"  |  "var" IDENT "=" expr ";"  |  ("let" | "var") names
 static Node *let_stmt(P *p)
 {
 	Token *kw = p->tok++;
 	const char *what = arena_printf(p->arena, "after '%s'", tok_text[kw->kind]);
 	Token *name = expect_ident(p, "a variable name", what);
+	if (at(p, TK_COMMA)) {
+		p->tok = name;
+		return unpack(p, kw->kind);
+	}
 	Node *n = new_node(p, kw->kind == TK_LET ? ND_LET : ND_VAR, name->loc);
 	n->name = spell(p, name);
 	expect(p, TK_ASSIGN, arena_printf(p->arena, "after '%s %s'", tok_text[kw->kind], n->name));
 	n->lhs = expr(p);
 	expect_semi(p, "after expression");
 	return n;
+}
+
+/* At `a, b, ... =`: a multiple assignment rather than an expression. */
+static bool at_unpack(P *p)
+{
+	Token *t = p->tok;
+	while (t->kind == TK_IDENT && t[1].kind == TK_COMMA)
+		t += 2;
+	return t != p->tok && t->kind == TK_IDENT && t[1].kind == TK_ASSIGN;
 }
 
 // IDENT ("=" | "+=" | "-=" | "*=" | "/=" | "%=") expr ";"
@@ -434,10 +466,11 @@ static Node *if_stmt(P *p)
 
 // stmt = "let" IDENT "=" expr ";"
 //      | "var" IDENT "=" expr ";"
+//      | ("let" | "var")? IDENT ("," IDENT)+ "=" expr ";"
 //      | IDENT ("=" | "+=" | "-=" | "*=" | "/=" | "%=") expr ";"
 //      | "for" IDENT "in" "range" "(" args ")" block
 //      | "if" expr block ("else" (block | if-stmt))?
-//      | "return" ";"
+//      | "return" (expr ("," expr)*)? ";"
 //      | expr ";"
 static Node *stmt(P *p)
 {
@@ -452,13 +485,26 @@ static Node *stmt(P *p)
 		return if_stmt(p);
 	case TK_ELSE:
 		error_at(p->diag, t->loc, "'else' without a matching 'if'");
-	case TK_RETURN:
+	case TK_RETURN: {
 		p->tok++;
-		expect_semi(p, "after 'return'");
-		return new_node(p, ND_RETURN, t->loc);
+		Node *n = new_node(p, ND_RETURN, t->loc);
+		if (!at(p, TK_SEMI))
+			n->lhs = expr(p);
+		if (at(p, TK_COMMA)) {
+			int cap = 0;
+			push_node(p, &n->args, &n->nargs, &cap, n->lhs);
+			while (consume(p, TK_COMMA))
+				push_node(p, &n->args, &n->nargs, &cap, expr(p));
+			n->lhs = NULL;
+		}
+		expect_semi(p, n->lhs || n->nargs ? "after the returned value" : "after 'return'");
+		return n;
+	}
 	case TK_IDENT:
 		if (is_assign_op(t[1].kind))
 			return assign_stmt(p);
+		if (at_unpack(p))
+			return unpack(p, TK_ASSIGN);
 		break;
 	default:
 		break;
@@ -487,11 +533,20 @@ static Node *block(P *p)
 
 /* ---- kernels ---- */
 
-// param = IDENT ":" ("const" type ("=" expr)? | type)
-static Param param(P *p)
+// param = IDENT ":" ("const" type ("=" expr)? | type)     (a kernel's)
+//       | IDENT ("=" expr)?                             (an fn's)
+static Param param(P *p, bool fn)
 {
 	Token *name = expect_ident(p, "a parameter name", NULL);
-	Param pm = {.name = spell(p, name), .loc = name->loc};
+	Param pm = {.name = spell(p, name), .loc = name->loc, .ty = {.elem = TY_VOID, .loc = name->loc}};
+	if (fn) {
+		if (at(p, TK_COLON))
+			error_at(p->diag, p->tok->loc,
+				 "an fn's parameters have no type: '%s' takes the type of its argument", pm.name);
+		if (consume(p, TK_ASSIGN))
+			pm.defval = expr(p);
+		return pm;
+	}
 	if (!consume(p, TK_COLON))
 		error_at(p->diag, p->tok->loc, "expected ':' and a type after parameter '%s'", pm.name);
 	pm.is_const = consume(p, TK_CONST);
@@ -511,7 +566,7 @@ static void params(P *p, Kernel *k)
 	int cap = 0;
 	while (!at(p, TK_RPAREN)) {
 		k->params = arena_grow(p->arena, k->params, &cap, k->nparams + 1, sizeof(Param));
-		k->params[k->nparams++] = param(p);
+		k->params[k->nparams++] = param(p, k->is_fn);
 		if (!consume(p, TK_COMMA))
 			break;
 	}
@@ -541,26 +596,41 @@ static Kernel *kernel(P *p)
 		k->attrs = arena_grow(p->arena, k->attrs, &cap, k->nattrs + 1, sizeof(Attr));
 		k->attrs[k->nattrs++] = attr(p);
 	}
-	expect(p, TK_KERNEL, k->nattrs ? "after attributes" : "at top level");
-	Token *name = expect_ident(p, "a kernel name", "after 'kernel'");
+	if (at(p, TK_FN) && k->nattrs)
+		error_at(p->diag, k->attrs[0].loc, "attributes apply to kernels, not to an fn");
+	k->is_fn = consume(p, TK_FN);
+	if (!k->is_fn && !k->nattrs && !at(p, TK_KERNEL))
+		expected(p, "'kernel' or 'fn'", "at top level");
+	if (!k->is_fn)
+		expect(p, TK_KERNEL, "after attributes");
+	const char *what = k->is_fn ? "fn" : "kernel";
+	Token *name = expect_ident(p, arena_printf(p->arena, "a%s %s name", k->is_fn ? "n" : "", what),
+				   arena_printf(p->arena, "after '%s'", what));
 	k->name = spell(p, name);
 	k->loc = name->loc;
-	expect(p, TK_LPAREN, arena_printf(p->arena, "after 'kernel %s'", k->name));
+	expect(p, TK_LPAREN, arena_printf(p->arena, "after '%s %s'", what, k->name));
 	params(p, k);
 	k->body = block(p);
 	return k;
 }
 
-// program = kernel*
+// program = (kernel | fn)*
+// fn      = "fn" IDENT "(" params? ")" block
 Program *parse_program(Arena *a, Diag *d, Token *toks, int ntok)
 {
 	ensure(ntok > 0 && toks[ntok - 1].kind == TK_EOF);
 	P p = {.arena = a, .diag = d, .tok = toks, .first = toks};
 	Program *prog = NEW(a, Program);
-	int cap = 0;
+	int kcap = 0, fcap = 0;
 	while (!at(&p, TK_EOF)) {
-		prog->kernels = arena_grow(a, prog->kernels, &cap, prog->nkernels + 1, sizeof(Kernel *));
-		prog->kernels[prog->nkernels++] = kernel(&p);
+		Kernel *k = kernel(&p);
+		if (k->is_fn) {
+			prog->fns = arena_grow(a, prog->fns, &fcap, prog->nfns + 1, sizeof(Kernel *));
+			prog->fns[prog->nfns++] = k;
+		} else {
+			prog->kernels = arena_grow(a, prog->kernels, &kcap, prog->nkernels + 1, sizeof(Kernel *));
+			prog->kernels[prog->nkernels++] = k;
+		}
 	}
 	return prog;
 }

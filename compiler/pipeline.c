@@ -98,6 +98,9 @@ static Kernel *find_kernel(Compilation *c, const char *name)
 	for (int i = 0; i < p->nkernels; i++)
 		if (!strcmp(p->kernels[i]->name, name))
 			return p->kernels[i];
+	for (int i = 0; i < p->nfns; i++)
+		if (!strcmp(p->fns[i]->name, name))
+			error_plain(&c->diag, "'%s' is an fn, not a kernel: it can only be called from one", name);
 	error_plain(&c->diag, "kernel '%s' not found", name);
 }
 
@@ -144,6 +147,7 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 	c->out.len = 0;
 	if (setjmp(jb)) {
 		c->diag.jmp = NULL;
+		c->diag.frames = NULL; /* they lived on lower.c's stack */
 		return 1;
 	}
 	const char *arch = o->arch ? o->arch : "sm_90";

@@ -292,6 +292,16 @@ static void report(Diag *d, Loc loc, const char *kind, const char *fmt, va_list 
 	put_source_line(&d->out, d, loc);
 }
 
+/* The calls an error or warning sits in, innermost first. */
+static void report_frames(Diag *d)
+{
+	const char *name = d->src && d->src->name ? d->src->name : "tilec";
+	for (const DiagFrame *f = d->frames; f; f = f->up) {
+		sb_printf(&d->out, "%s:%d:%d: note: in this call to '%s'\n", name, f->call.line, f->call.col, f->fn);
+		put_source_line(&d->out, d, f->call);
+	}
+}
+
 /* After an error: back to the entry point, or out of the program. */
 NORETURN static void bail(Diag *d)
 {
@@ -308,6 +318,7 @@ void error_at(Diag *d, Loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	report(d, loc, "error", fmt, ap);
 	va_end(ap);
+	report_frames(d);
 	d->nerrors++;
 	bail(d);
 }
@@ -320,6 +331,7 @@ void warn_at(Diag *d, Loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	report(d, loc, d->werror ? "error" : "warning", fmt, ap);
 	va_end(ap);
+	report_frames(d);
 	if (!d->werror) {
 		d->nwarnings++;
 		return;

@@ -68,6 +68,15 @@ typedef struct Source {
 	size_t len;
 } Source;
 
+/* A call being inlined (lower.c): errors and warnings inside it end with a
+ * note at each call, innermost first, so a mistake in a helper shows the
+ * call that led to it. */
+typedef struct DiagFrame {
+	const char *fn;
+	Loc call;
+	const struct DiagFrame *up;
+} DiagFrame;
+
 /*
  * One compilation's error state.  `jmp` is set by the entry point with
  * setjmp; error_at() longjmps to it after recording the message.
@@ -79,6 +88,7 @@ typedef struct Diag {
 	bool werror;    /* warnings count as errors */
 	bool nowarn;    /* suppress warnings */
 	jmp_buf *jmp;   /* where error_at() returns to; NULL = exit(1) */
+	const DiagFrame *frames; /* the calls being inlined, innermost first */
 	const Source *at_src; /* the source, line and start of the last excerpt */
 	int at_line;
 	const char *at;

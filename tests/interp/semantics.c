@@ -6,7 +6,7 @@
  * every op (round to nearest even), bf16 storage, reductions with argmax's
  * first index; if/else in a loop and atomic_add's old value; the math
  * functions (libm's f32 ones, fma rounded once, floor and ceil folded
- * exactly, clamp).  Runs at opt 0 and opt 1, which must agree.
+ * exactly, clamp); fn helpers.  Runs at opt 0 and opt 1, which must agree.
  */
 #include "run.h"
 
@@ -179,11 +179,69 @@ static void test_maths(int opt, float *o, uint16_t *oh)
 		       wanth[i]);
 }
 
+/*
+ * fn helpers: a constant argument sizes a tile; a weak literal stays weak
+ * (with h = 1 + 2^-10 in f16, scale(scale(h, 3.0), 3.0) rounds in f16 twice:
+ * 3 + 1.5 ulp ties up to 0x4202, times 3 is 9 + 1.5 ulp, up to 0x4882;
+ * in f32 it would be 9.0087890625, 0x4881 in f16);
+ * defaults; nested calls; two values returned and unpacked into a loop's
+ * carried variables (an online max and sum of exp over x, 8 at a time).
+ */
+static const char *fns =
+	"fn scale(x, s = 3.0) { return x * s; }\n"
+	"fn iota(B) { return arange(0, B); }\n"
+	"fn sq(x) { return x * x; }\n"
+	"fn sum_sq(x) { return sum(sq(x), 0); }\n"
+	"fn step(m, l, x) {\n"
+	"    let m_new = maximum(m, max(x, 0));\n"
+	"    return m_new, l * exp(m - m_new) + sum(exp(x - m_new), 0);\n"
+	"}\n"
+	"kernel fns(o: *f32, oh: *f16, x: *f32, n: i32, g: f32, N: const i32 = 8) {\n"
+	"    store(o + 0, sum_sq(cast(iota(N), f32)));\n"
+	"    store(o + 1, scale(2.0));\n"
+	"    store(o + 2, scale(2.0, s = 0.5));\n"
+	"    store(oh + 0, scale(scale(cast(g, f16), 3.0), 3.0));\n"
+	"    var m = -inf;\n"
+	"    var l = 0.0;\n"
+	"    for j in range(0, n, N) {\n"
+	"        let offs = j + iota(N);\n"
+	"        m, l = step(m, l, load(x + offs, offs < n, -inf));\n"
+	"    }\n"
+	"    let m2, l2 = step(m, l, full([N], -inf, f32));\n"
+	"    store(o + 3, m2);\n"
+	"    store(o + 4, l2);\n"
+	"}\n";
+
+static void test_fns(int opt, float *o)
+{
+	enum { N = 20 };
+	float x[N], m = -INFINITY;
+	double l = 0;
+	for (int i = 0; i < N; i++) {
+		x[i] = (float)((i * 7) % 11) * 0.25f - 1.0f;
+		m = fmaxf(m, x[i]);
+	}
+	for (int i = 0; i < N; i++)
+		l += exp((double)x[i] - m);
+	uint16_t oh = 0;
+	ref_poison_f32(o, 5);
+	ref_poison_f16(&oh, 1);
+	KArg k[] = {kbuf(o, 5 * 4), kbuf(&oh, 2), kbuf(x, sizeof x), kint(N), kfloat(1.0009765625)};
+	if (!CHECKF(run_text("fns.tile", fns, NULL, NULL, 0, opt, k, 5, 1, 1, 1) == 0, "fns: %s", run_error))
+		return;
+	CHECKF(o[0] == 140.0f, "fns (opt %d): sum of squares of 0..7 is %g, want 140", opt, (double)o[0]);
+	CHECKF(o[1] == 6.0f && o[2] == 1.0f, "fns (opt %d): scale gave %g and %g, want 6 and 1", opt, (double)o[1],
+	       (double)o[2]);
+	CHECKF(oh == 0x4882, "fns (opt %d): f16 (1 + 2^-10) * 3 * 3 stored 0x%04x, want 0x4882", opt, oh);
+	CHECKF(o[3] == m, "fns (opt %d): running max %g, want %g", opt, (double)o[3], (double)m);
+	CHECKF(fabs(o[4] - l) < 1e-5 * l, "fns (opt %d): running sum %g, want %g", opt, (double)o[4], l);
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
 	uint16_t oh[2][4], ob[2][2];
-	float of[2][3], orf[2][12], om[2][12];
+	float of[2][3], orf[2][12], om[2][12], ofn[2][5];
 	uint16_t omh[2][2];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
@@ -191,7 +249,9 @@ int main(void)
 		test_reduce(opt, ori[opt], orf[opt]);
 		test_flow(opt);
 		test_maths(opt, om[opt], omh[opt]);
+		test_fns(opt, ofn[opt]);
 	}
+	check_same("fns", ofn[0], ofn[1], sizeof ofn[0]);
 	check_same("ints", oi[0], oi[1], sizeof oi[0]);
 	check_same("halfs", oh[0], oh[1], sizeof oh[0]);
 	check_same("bf16", ob[0], ob[1], sizeof ob[0]);
