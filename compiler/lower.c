@@ -917,10 +917,13 @@ enum { MAX_INLINED = 10000, MAX_RESULTS = 16 };
 static int inline_fn(L *l, Node *call, int idx, Rv *out)
 {
 	const Kernel *fn = l->p->fns[idx];
-	for (Call *c = l->calls; c; c = c->up)
+	int depth = 0;
+	for (Call *c = l->calls; c; c = c->up, depth++)
 		if (c->fn == fn)
 			error_at(l->d, call->loc, "fn '%s' calls itself%s; an fn is inlined, so it cannot recurse",
 				 fn->name, c == l->calls ? "" : " through other fns");
+	if (depth >= MAX_NESTING)
+		error_at(l->d, call->loc, "fn calls nest more than %d deep", MAX_NESTING);
 	if (++l->ninlined > MAX_INLINED)
 		error_at(l->d, call->loc, "more than %d fn calls to inline in kernel '%s'", MAX_INLINED, l->k->name);
 
@@ -1823,8 +1826,9 @@ Func *lower_kernel(Arena *a, Diag *d, const Program *p, const Kernel *k, const C
 	Node *body = k->body;
 	int n = body->nstmts;
 	if (n > 0 && body->stmts[n - 1]->kind == ND_RETURN) {
-		if (body->stmts[n - 1]->lhs)
-			error_at(d, body->stmts[n - 1]->lhs->loc, "a kernel returns no value");
+		Node *ret = body->stmts[n - 1];
+		if (ret->lhs || ret->nargs)
+			error_at(d, ret->lhs ? ret->lhs->loc : ret->args[0]->loc, "a kernel returns no value");
 		n--; /* a final `return;` ends the program anyway */
 	}
 	push_scope(&l);

@@ -292,11 +292,19 @@ static void report(Diag *d, Loc loc, const char *kind, const char *fmt, va_list 
 	put_source_line(&d->out, d, loc);
 }
 
-/* The calls an error or warning sits in, innermost first. */
+/* The calls an error or warning sits in, innermost first (the first 16). */
 static void report_frames(Diag *d)
 {
 	const char *name = d->src && d->src->name ? d->src->name : "tilec";
-	for (const DiagFrame *f = d->frames; f; f = f->up) {
+	int n = 0;
+	for (const DiagFrame *f = d->frames; f; f = f->up, n++) {
+		if (n == 16) {
+			int more = 0;
+			for (; f; f = f->up)
+				more++;
+			sb_printf(&d->out, "%s: note: and %d more call%s\n", name, more, more == 1 ? "" : "s");
+			return;
+		}
 		sb_printf(&d->out, "%s:%d:%d: note: in this call to '%s'\n", name, f->call.line, f->call.col, f->fn);
 		put_source_line(&d->out, d, f->call);
 	}
