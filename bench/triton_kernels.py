@@ -682,6 +682,35 @@ def rope(out, x, pos, inv_freq, heads, config):
 
 
 @triton.jit
+def dropout_kernel(out_ptr, x_ptr, n, p, seed, BLOCK: tl.constexpr):
+    """The low-memory dropout tutorial's _seeded_dropout."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    keep = tl.rand(seed, offs) > p
+    tl.store(out_ptr + offs, tl.where(keep, x / (1.0 - p), 0.0), mask=mask)
+
+
+@triton.jit
+def dropout_add_kernel(out_ptr, x_ptr, res_ptr, n, p, seed, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    y = tl.where(tl.rand(seed, offs) > p, x / (1.0 - p), 0.0)
+    tl.store(out_ptr + offs, tl.load(res_ptr + offs, mask=mask).to(tl.float32) + y, mask=mask)
+
+
+def dropout(out, x, p, seed, config, residual=None):
+    """out = dropout(x) (+ residual); config (BLOCK, warps)."""
+    n = x.numel()
+    grid = (triton.cdiv(n, config[0]),)
+    if residual is None:
+        dropout_kernel[grid](out, x, n, p, seed, BLOCK=config[0], num_warps=config[1])
+    else:
+        dropout_add_kernel[grid](out, x, residual, n, p, seed, BLOCK=config[0], num_warps=config[1])
+
+
+@triton.jit
 def prime_kernel(x_ptr, BLOCK: tl.constexpr):
     tl.store(x_ptr + tl.arange(0, BLOCK), tl.zeros([BLOCK], dtype=tl.float32))
 

@@ -248,6 +248,28 @@ static int64_t ibinary(int code, int e, int64_t a, int64_t b)
 	}
 }
 
+/*
+ * Word `word` of Philox4x32 (Salmon et al., SC'11) with `rounds` rounds, of
+ * the counter (c0, 0, 0, 0) and the key (k0, k1): what rand() draws from,
+ * as Triton's tl.randint.  Philox4x32-10 of zero counter and key is
+ * 0x6627e8d5 0xe169c58d 0xbc57ac4c 0x9b00dbd8 (Random123's known answer).
+ */
+static uint32_t philox(uint32_t c0, uint32_t k0, uint32_t k1, int rounds, int word)
+{
+	uint32_t c[4] = {c0, 0, 0, 0};
+	for (int i = 0; i < rounds; i++) {
+		uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p2 = (uint64_t)0xCD9E8D57u * c[2];
+		uint32_t n0 = (uint32_t)(p2 >> 32) ^ c[1] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+		c[1] = (uint32_t)p2;
+		c[3] = (uint32_t)p0;
+		c[0] = n0;
+		c[2] = n2;
+		k0 += 0x9E3779B9u;
+		k1 += 0xBB67AE85u;
+	}
+	return c[word];
+}
+
 static Elt binary(int code, int e, Elt a, Elt b)
 {
 	Elt r;
@@ -626,6 +648,13 @@ static void exec_eltwise(Interp *it, Op *op)
 		Tile *c = arg(it, op, 2, n);
 		for (int64_t i = 0; i < n; i++)
 			r->d[i] = AT(a, i).i ? AT(b, i) : AT(c, i);
+		break;
+	}
+	case OP_PHILOX: {
+		Tile *c = arg(it, op, 2, n);
+		for (int64_t i = 0; i < n; i++)
+			r->d[i].i = (int32_t)philox((uint32_t)AT(a, i).i, (uint32_t)AT(b, i).i, (uint32_t)AT(c, i).i,
+						    (int)op->iattr[0], (int)op->iattr[1]);
 		break;
 	}
 	case OP_FMA: { /* f16 and bf16 in f32, then rounded, as on the GPU */

@@ -117,6 +117,7 @@ bool op_elem_ok(Opcode code, ElemKind e)
 	case OP_COS:
 	case OP_TANH:
 	case OP_ERF: return e != TY_F64;
+	case OP_PHILOX: return e == TY_I32;
 	case OP_ATOMIC_ADD: return e == TY_F16 || e == TY_F32 || e == TY_F64 || e == TY_I32 || e == TY_I64;
 	case OP_DOT: return (elem_is_float(e) && e != TY_F64) || (elem_is_int(e) && e != TY_I1 && e != TY_I64);
 	default: return true;

@@ -23,6 +23,7 @@ typedef enum ElemKind {
 } ElemKind;
 
 #define MAX_RANK 3
+#define MAX_PHILOX_ROUNDS 16 /* rand()'s n_rounds; 10 is Philox4x32-10 */
 
 /* A value's type: scalar when rank == 0.  Compare with type_eq. */
 typedef struct Type {

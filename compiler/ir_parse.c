@@ -373,6 +373,14 @@ static void head(Parser *p, OpText *o)
 	}
 	if (o->code == OP_ASYNC_RING && same_line(p) && accept(p, "wgmma"))
 		o->iattr[0] = RING_WGMMA;
+	if (o->code == OP_PHILOX) {
+		expect(p, "rounds");
+		expect(p, "=");
+		o->iattr[0] = integer(p);
+		expect(p, "word");
+		expect(p, "=");
+		o->iattr[1] = integer(p);
+	}
 }
 
 static Opcode opcode(Parser *p)

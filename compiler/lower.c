@@ -902,6 +902,82 @@ static Rv dot(L *l, Node *call)
 	return (Rv){r, false};
 }
 
+/* ---- random numbers ---- */
+
+typedef enum { RAND_INT, RAND_UNIFORM, RAND_NORMAL, RAND_INT4 } RandKind;
+
+/* A cmp, not, select, cast and multiply: x's bits as a float in [0, 1), as Triton's uint_to_uniform_float. */
+static ValId uniform(L *l, ValId x)
+{
+	Type t = ty(l, x), b = t, f = t;
+	b.elem = TY_I1;
+	f.elem = TY_F32;
+	ValId lt = emit(l, OP_CMP, b, (ValId[]){x, broadcast_to(l, cint(l, TY_I32, 0), t)}, 2);
+	l->f->vals[lt].def->iattr[0] = CMP_LT;
+	ValId y = emit(l, OP_SELECT, t, (ValId[]){lt, emit(l, OP_NOT, t, &x, 1), x}, 3); /* ~x = -x - 1 */
+	ValId yf = emit(l, OP_CAST, f, &y, 1);
+	return emit(l, OP_MUL, f, (ValId[]){yf, broadcast_to(l, cfloat(l, TY_F32, 4.6566127342e-10), f)}, 2);
+}
+
+/*
+ * randint, rand, randn and randint4x(seed, offset, n_rounds = 10): Philox4x32
+ * of the counter (offset, 0, 0, 0) and the key (seed's low and high words),
+ * element by element, so the same seed and offset give the same numbers in
+ * any kernel, layout or launch, and the numbers Triton's functions of the
+ * same name give.  Writes the values to out[] and returns how many.
+ */
+static int random_call(L *l, Node *call, RandKind kind, Rv *out)
+{
+	static const char *const names[] = {"seed", "offset", "n_rounds", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv seed = expr(l, a.a[0]), off = expr(l, a.a[1]);
+	Type st = ty(l, seed.v), t = ty(l, off.v);
+	if (st.rank != 0 || !elem_is_int(st.elem) || st.elem == TY_I1)
+		error_at(l->d, a.a[0]->loc, "'%s' needs an integer scalar seed, got %s", call->name, tstr(l, st));
+	if (!elem_is_int(t.elem) || t.elem == TY_I1 || t.elem == TY_I64)
+		error_at(l->d, a.a[1]->loc, "'%s' needs i32 offsets (the counter is 32 bits), got %s", call->name,
+			 tstr(l, t));
+	int64_t rounds = 10;
+	if (a.a[2]) {
+		rounds = const_arg(l, a.a[2], "n_rounds must be a compile-time constant", false);
+		if (rounds < 1 || rounds > MAX_PHILOX_ROUNDS)
+			error_at(l->d, a.a[2]->loc, "n_rounds must be from 1 to %d, got %lld", MAX_PHILOX_ROUNDS,
+				 (long long)rounds);
+	}
+	l->b.loc = call->loc;
+	t.elem = TY_I32;
+	ValId c0 = cast_to(l, off.v, TY_I32), s = cast_to(l, seed.v, TY_I64);
+	ValId hi = emit(l, OP_SHR, type_scalar(TY_I64), (ValId[]){s, cint(l, TY_I64, 32)}, 2);
+	ValId key[2] = {broadcast_to(l, cast_to(l, s, TY_I32), t), broadcast_to(l, cast_to(l, hi, TY_I32), t)};
+	ValId w[4];
+	for (int i = 0; i < (kind == RAND_INT4 ? 4 : kind == RAND_NORMAL ? 2 : 1); i++) {
+		w[i] = emit(l, OP_PHILOX, t, (ValId[]){c0, key[0], key[1]}, 3);
+		l->f->vals[w[i]].def->iattr[0] = rounds;
+		l->f->vals[w[i]].def->iattr[1] = i;
+	}
+	switch (kind) {
+	case RAND_INT: out[0] = (Rv){w[0], false}; return 1;
+	case RAND_INT4:
+		for (int i = 0; i < 4; i++)
+			out[i] = (Rv){w[i], false};
+		return 4;
+	case RAND_UNIFORM: out[0] = (Rv){uniform(l, w[0]), false}; return 1;
+	case RAND_NORMAL: { /* Box-Muller, as Triton's randn: sqrt(-2 log u1) cos(2 pi u2) */
+		Type f = t;
+		f.elem = TY_F32;
+		ValId u1 = emit(l, OP_MAX, f, (ValId[]){uniform(l, w[0]), broadcast_to(l, cfloat(l, TY_F32, 1e-7), f)}, 2);
+		ValId th = emit(l, OP_MUL, f, (ValId[]){broadcast_to(l, cfloat(l, TY_F32, 6.283185307179586), f),
+							uniform(l, w[1])}, 2);
+		ValId lg = emit(l, OP_LOG, f, &u1, 1);
+		ValId m = emit(l, OP_MUL, f, (ValId[]){broadcast_to(l, cfloat(l, TY_F32, -2.0), f), lg}, 2);
+		ValId r = emit(l, OP_SQRT, f, &m, 1);
+		out[0] = (Rv){emit(l, OP_MUL, f, (ValId[]){r, emit(l, OP_COS, f, &th, 1)}, 2), false};
+		return 1;
+	}
+	}
+	die("random kind %d", kind);
+}
+
 /* ---- fn helpers ---- */
 
 enum { MAX_INLINED = 10000, MAX_RESULTS = 16 };
@@ -1020,7 +1096,7 @@ static bool reserved_name(const char *s)
 		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "atomic_add", "dot",
 		"sum", "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs",
 		"sin", "cos", "tanh", "erf", "floor", "ceil", "sigmoid", "maximum", "minimum", "clamp", "fma",
-		"where", "div_rn", "cast", "cdiv", "trans", "range", "inf", "nan",
+		"where", "div_rn", "cast", "cdiv", "trans", "rand", "randn", "randint", "randint4x", "range", "inf", "nan",
 		"i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -1142,6 +1218,13 @@ static Rv call(L *l, Node *n)
 		return fma_call(l, n);
 	if (!strcmp(f, "where"))
 		return where(l, n);
+	if (!strcmp(f, "rand") || !strcmp(f, "randn") || !strcmp(f, "randint")) {
+		Rv r[1];
+		random_call(l, n, f[4] == 'i' ? RAND_INT : f[4] == 'n' ? RAND_NORMAL : RAND_UNIFORM, r);
+		return r[0];
+	}
+	if (!strcmp(f, "randint4x"))
+		error_at(l->d, n->loc, "'randint4x' gives 4 values; take them with 'let a, b, c, d = randint4x(...);'");
 	if (!strcmp(f, "div_rn")) {
 		static const char *const names[] = {"a", "b", NULL};
 		Args a = args_of(l, n, names, 2);
@@ -1366,8 +1449,9 @@ static void unpack(L *l, Node *n)
 {
 	Node *c = n->lhs;
 	int idx = c->kind == ND_CALL ? fn_index(l, c->name) : -1;
-	if (idx < 0)
-		error_at(l->d, c->loc, "only a call of an fn gives several values");
+	bool rand4 = c->kind == ND_CALL && !strcmp(c->name, "randint4x");
+	if (idx < 0 && !rand4)
+		error_at(l->d, c->loc, "only a call of an fn (or randint4x) gives several values");
 	for (int i = 0; i < n->nargs; i++)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(n->args[i]->name, n->args[j]->name))
@@ -1376,9 +1460,10 @@ static void unpack(L *l, Node *n)
 	for (int i = 0; n->op == TK_ASSIGN && i < n->nargs; i++)
 		b[i] = assignable(l, n->args[i]);
 	Rv r[MAX_RESULTS];
-	int nr = inline_fn(l, c, idx, r);
+	int nr = rand4 ? random_call(l, c, RAND_INT4, r) : inline_fn(l, c, idx, r);
 	if (nr != n->nargs)
-		error_at(l->d, c->loc, "fn '%s' returns %d value%s, not %d", c->name, nr, nr == 1 ? "" : "s", n->nargs);
+		error_at(l->d, c->loc, "%s '%s' returns %d value%s, not %d", rand4 ? "built-in" : "fn", c->name, nr,
+			 nr == 1 ? "" : "s", n->nargs);
 	for (int i = 0; i < n->nargs; i++) {
 		Node *x = n->args[i];
 		l->b.loc = x->loc;

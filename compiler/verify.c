@@ -111,6 +111,10 @@ static const char *check_eltwise(Func *f, Op *op)
 		if (!elem_is_int(vtype(f, op->opnds[1]).elem))
 			return "ptradd offset is not an integer";
 		return NULL;
+	case OP_PHILOX:
+		if (op->iattr[0] < 1 || op->iattr[0] > MAX_PHILOX_ROUNDS || op->iattr[1] < 0 || op->iattr[1] > 3)
+			return "philox needs 1 to MAX_PHILOX_ROUNDS rounds and a word from 0 to 3";
+		break;
 	case OP_SELECT:
 		if (e != TY_I1)
 			return "select condition is not i1";

@@ -22,7 +22,8 @@
 #              bench/attention.py, plain and causal, and
 #              bench/attention_backward.py (vs Triton and torch SDPA) and
 #              bench/layernorm_backward.py, bench/softmax_persistent.py and
-#              bench/rope.py (vs Triton and torch; all into bench.log)
+#              bench/rope.py and bench/dropout.py (vs Triton and torch; all
+#              into bench.log)
 # Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
 # bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
 # Prints a summary last.  Exit status 1 if any step failed.  The run stays
@@ -128,6 +129,8 @@ ptxas_all() {
 		linear.tile linear -
 		linear.tile linear - ACT=2
 		rope.tile rope 4 ROWS=8 +stride=16
+		dropout.tile dropout 4 BLOCK=1024 +n=16
+		dropout.tile dropout_add 4 BLOCK=1024 +n=16
 		attention.tile attention 4
 		attention.tile attention 8 BM=128 @sm_90a +n_ctx=16,stride_h=16,stride_t=16
 		attention_causal.tile attention_causal -
@@ -190,6 +193,7 @@ step bench 120 python3 bench/attention_backward.py 32 4096 64 3
 step bench 90 python3 bench/layernorm_backward.py
 step bench 90 python3 bench/softmax_persistent.py
 step bench 100 python3 bench/rope.py
+step bench 90 python3 bench/dropout.py
 
 summary+=("GPU: $gpu")
 summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")

@@ -257,6 +257,36 @@ static LLVMValueRef unary(Cg *c, Opcode code, ElemKind e, LLVMValueRef x)
 	return cg_from_f32(c, float_unary(c, code, cg_to_f32(c, x, e)), e);
 }
 
+/* The high half of the 64-bit product of two u32: mul.hi.u32. */
+static LLVMValueRef umulhi(Cg *c, LLVMValueRef a, uint32_t k)
+{
+	LLVMValueRef p = LLVMBuildMul(c->b, LLVMBuildZExt(c->b, a, c->i64, ""), LLVMConstInt(c->i64, k, 0), "");
+	return LLVMBuildTrunc(c->b, LLVMBuildLShr(c->b, p, LLVMConstInt(c->i64, 32, 0), ""), c->i32, "");
+}
+
+/*
+ * Philox4x32 of counter (c0, 0, 0, 0) and key (k0, k1), as the interpreter's
+ * philox(); words 1-3 start at 0 and LLVM folds the first round's zeros.
+ * Every product wraps (no nsw): it is arithmetic modulo 2^32.  rand(),
+ * randn() and randint4x() ask for several words of one counter, which
+ * LLVM's CSE computes once.
+ */
+static LLVMValueRef philox(Cg *c, Op *op, LLVMValueRef c0, LLVMValueRef k0, LLVMValueRef k1)
+{
+	LLVMValueRef zero = LLVMConstInt(c->i32, 0, 0), w[4] = {c0, zero, zero, zero};
+	for (int i = 0; i < op->iattr[0]; i++) {
+		LLVMValueRef n0 = LLVMBuildXor(c->b, LLVMBuildXor(c->b, umulhi(c, w[2], 0xCD9E8D57u), w[1], ""), k0, "");
+		LLVMValueRef n2 = LLVMBuildXor(c->b, LLVMBuildXor(c->b, umulhi(c, w[0], 0xD2511F53u), w[3], ""), k1, "");
+		w[1] = LLVMBuildMul(c->b, w[2], LLVMConstInt(c->i32, 0xCD9E8D57u, 0), "");
+		w[3] = LLVMBuildMul(c->b, w[0], LLVMConstInt(c->i32, 0xD2511F53u, 0), "");
+		w[0] = n0;
+		w[2] = n2;
+		k0 = LLVMBuildAdd(c->b, k0, LLVMConstInt(c->i32, 0x9E3779B9u, 0), "");
+		k1 = LLVMBuildAdd(c->b, k1, LLVMConstInt(c->i32, 0xBB67AE85u, 0), "");
+	}
+	return w[op->iattr[1]];
+}
+
 static LLVMValueRef one_register(Cg *c, Op *op, int r)
 {
 	LLVMValueRef a = c->regs[op->opnds[0]][r];
@@ -265,6 +295,7 @@ static LLVMValueRef one_register(Cg *c, Op *op, int r)
 	case OP_CAST: return cast(c, e, vtype(c->f, op->res[0]).elem, a);
 	case OP_CMP: return compare(c, (CmpPred)op->iattr[0], e, a, c->regs[op->opnds[1]][r]);
 	case OP_SELECT: return LLVMBuildSelect(c->b, a, c->regs[op->opnds[1]][r], c->regs[op->opnds[2]][r], "");
+	case OP_PHILOX: return philox(c, op, a, c->regs[op->opnds[1]][r], c->regs[op->opnds[2]][r]);
 	case OP_FMA: {
 		LLVMValueRef x[3] = {cg_to_f32(c, a, e), cg_to_f32(c, c->regs[op->opnds[1]][r], e),
 		                     cg_to_f32(c, c->regs[op->opnds[2]][r], e)};

@@ -623,6 +623,112 @@ static void case_math(int f, int n, bool small)
 }
 
 /*
+ * randint4x, rand and randn against ref_philox (tests/util/ref.h, which
+ * checks itself against Random123's known answer in tests/interp): the four
+ * words and rand bit for bit, randn (Box-Muller through the GPU's fast log)
+ * within 1e-4.  Seeds positive and negative (the key's high word all ones).
+ */
+static const char *random_src =
+	"kernel rng(o: *i32, of: *f32, n: i32, seed: i32) {\n"
+	"    let offs = program_id(0) * 1024 + arange(0, 1024);\n"
+	"    let m = offs < n;\n"
+	"    let a, b, c, d = randint4x(seed, offs);\n"
+	"    store(o + offs, a, m);\n"
+	"    store(o + n + offs, b, m);\n"
+	"    store(o + 2 * n + offs, c, m);\n"
+	"    store(o + 3 * n + offs, d, m);\n"
+	"    store(of + offs, rand(seed, offs), m);\n"
+	"    store(of + n + offs, randn(seed, offs), m);\n"
+	"}\n";
+
+static void case_random(int n, int32_t seed)
+{
+	if (!want("random"))
+		return;
+	Case c;
+	start(&c, "random n=%d seed=%d", n, seed);
+	uint32_t *o = xmalloc(16 * (size_t)n);
+	float *of = xmalloc(8 * (size_t)n);
+	Buf bufs[] = {{o, 16 * (size_t)n, OUT}, {of, 8 * (size_t)n, OUT}};
+	Launch l = {.file = "random.tile", .src = random_src, .kernel = "rng", .grid = (unsigned)((n + 1023) / 1024),
+	            .args = {ABUF(0), ABUF(1), AI32(n), AI32(seed)}, .nargs = 4, .bufs = bufs, .nbufs = 2};
+	void *ir[2] = {NULL, NULL};
+	bool small = n <= (1 << 16);
+	if (run_both(&c, &l, small, ir)) {
+		uint64_t key = (uint64_t)(int64_t)seed;
+		double worst = 0;
+		for (int i = 0; i < n && !c.failed; i++) {
+			for (int w = 0; w < 4; w++)
+				if (o[(size_t)w * n + i] != ref_philox((uint32_t)i, key, 10, w))
+					fail(&c, "randint4x word %d at %d: 0x%08x, want 0x%08x", w, i, o[(size_t)w * n + i],
+					     ref_philox((uint32_t)i, key, 10, w));
+			float u = ref_rand_float(ref_philox((uint32_t)i, key, 10, 0));
+			if (memcmp(&of[i], &u, 4) != 0)
+				fail(&c, "rand at %d: %a, want %a", i, (double)of[i], (double)u);
+			float u1 = fmaxf(u, 1e-7f), th = 6.283185307179586f * ref_rand_float(ref_philox((uint32_t)i, key, 10, 1));
+			double z = sqrt(-2.0 * log(u1)) * cos(th);
+			double e = fabs(of[n + i] - z) / 1e-4;
+			if (!(e <= 1.0))
+				fail(&c, "randn at %d: %.9g, want %.9g", i, (double)of[n + i], z);
+			else if (e > worst)
+				worst = e;
+		}
+		c.maxerr = worst;
+		if (ir[0] && memcmp(ir[0], o, 16 * (size_t)n) != 0)
+			fail(&c, "randint4x: the interpreter's words differ from the GPU's");
+		if (ir[1])
+			agree(&c, "rand and randn", of, ir[1], F32, 2 * (size_t)n, 0, 1e-4);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 2);
+	free(o), free(of);
+}
+
+/*
+ * dropout.tile: the kept elements are exactly those with rand(seed, i) > p
+ * (a wrong one is 0 where x / (1 - p) is wanted, or the reverse), scaled
+ * within 2 ulp (div.full); about 1 - p of them are kept.  dropout_add adds
+ * an f16 residual.
+ */
+static void case_dropout(bool add, int n, double p, int32_t seed)
+{
+	if (!want("dropout"))
+		return;
+	Case c;
+	start(&c, "%s n=%d p=%g seed=%d", add ? "dropout_add" : "dropout", n, p, seed);
+	size_t es = add ? 2 : 4;
+	void *x = xmalloc(es * (size_t)n), *res = xmalloc(2 * (size_t)n), *out = xmalloc(es * (size_t)n);
+	double *want = xmalloc(8 * (size_t)n);
+	if (add) {
+		fill_f16(x, (size_t)n, -4, 4);
+		fill_f16(res, (size_t)n, -4, 4);
+	} else {
+		fill_f32(x, (size_t)n, -4, 4);
+	}
+	size_t kept = 0;
+	float scale = 1.0f - (float)p;
+	for (int i = 0; i < n; i++) {
+		bool keep = ref_rand_float(ref_philox((uint32_t)i, (uint64_t)(int64_t)seed, 10, 0)) > (float)p;
+		double xi = add ? half_to_f32(((uint16_t *)x)[i]) : ((float *)x)[i];
+		want[i] = (keep ? xi / scale : 0.0) + (add ? half_to_f32(((uint16_t *)res)[i]) : 0.0);
+		kept += keep;
+	}
+	Buf bufs[] = {{out, es * (size_t)n, OUT}, {x, es * (size_t)n, IN}, {res, 2 * (size_t)n, IN}};
+	Launch l = {.file = "dropout.tile", .kernel = add ? "dropout_add" : "dropout",
+	            .grid = (unsigned)((n + 1023) / 1024), .bufs = bufs, .nbufs = add ? 3 : 2};
+	Arg a[] = {ABUF(0), ABUF(1), ABUF(2), AI32(n), AF32(p), AI32(seed)};
+	for (int i = 0, k = 0; i < 6; i++)
+		if (add || i != 2)
+			l.args[k++] = a[i];
+	l.nargs = add ? 6 : 5;
+	double frac = (double)kept / n;
+	if (n >= 100000 && fabs(frac - (1 - p)) > 0.01)
+		fail(&c, "the reference keeps %.4f of the elements, want about %.4f", frac, 1 - p);
+	check_output(&c, &l, n <= (1 << 16), 0, "out", add ? F16 : F32, want, (size_t)n, add ? 1e-3 : 3e-7, 0);
+	free(x), free(res), free(out), free(want);
+}
+
+/*
  * rope.tile: tokens x heads rows of 2 * half, `per` to a program, positions up to maxpos (a
  * million and more reach sin and cos's long reduction).  The angle is the
  * kernel's one f32 product; the rest in double.
@@ -1653,6 +1759,17 @@ static void run_all(void)
 		case_math(f, 4096, true);
 		if (large)
 			case_math(f, 1 << 22, false);
+	}
+	case_random(5000, 12345);
+	case_random(3000, -7);
+	if (large)
+		case_random(1 << 22, 20261123);
+	case_dropout(false, 5000, 0.5, 123);
+	case_dropout(false, 1 << 16, 0.1, -99);
+	case_dropout(true, 4099, 0.25, 7);
+	if (large) {
+		case_dropout(false, 1 << 24, 0.3, 42);
+		case_dropout(true, 1 << 24, 0.5, 42);
 	}
 	case_rope(5, 3, 64, 4096, 0, 1, 1);
 	case_rope(5, 3, 64, 4096, 0, 4, 4);  /* a partial last block of rows */

@@ -6,7 +6,7 @@
  * every op (round to nearest even), bf16 storage, reductions with argmax's
  * first index; if/else in a loop and atomic_add's old value; the math
  * functions (libm's f32 ones, fma rounded once, floor and ceil folded
- * exactly, clamp); fn helpers.  Runs at opt 0 and opt 1, which must agree.
+ * exactly, clamp); fn helpers; random numbers.  Runs at opt 0 and opt 1, which must agree.
  */
 #include "run.h"
 
@@ -237,11 +237,67 @@ static void test_fns(int opt, float *o)
 	CHECKF(fabs(o[4] - l) < 1e-5 * l, "fns (opt %d): running sum %g, want %g", opt, (double)o[4], l);
 }
 
+/*
+ * Random numbers: Philox4x32-10 of counter 0 and key 0 is Random123's known
+ * answer 0x6627e8d5 0xe169c58d 0xbc57ac4c 0x9b00dbd8; the rest against
+ * ref_philox (tests/util/ref.h), with a 64-bit seed (both key words), a negative i32
+ * seed (high word all ones), offsets that wrap, and 7 rounds.  rand maps x
+ * to (x < 0 ? ~x : x) * 4.6566127342e-10 in f32, in [0, 1); randn is
+ * Box-Muller (within 1e-5 of libm's f32 functions here).
+ */
+static const char *rng =
+	"kernel rng(o: *i32, of: *f32, seed: i64, neg: i32, N: const i32 = 64) {\n"
+	"    let offs = arange(0, N);\n"
+	"    let k0, k1, k2, k3 = randint4x(0, 0);\n"
+	"    store(o + 0, k0);\n"
+	"    store(o + 1, k1);\n"
+	"    store(o + 2, k2);\n"
+	"    store(o + 3, k3);\n"
+	"    let a, b, c, d = randint4x(seed, offs);\n"
+	"    store(o + 4 + offs, a);\n"
+	"    store(o + 4 + N + offs, b);\n"
+	"    store(o + 4 + 2 * N + offs, c);\n"
+	"    store(o + 4 + 3 * N + offs, d);\n"
+	"    store(o + 4 + 4 * N + offs, randint(neg, offs * 2053368709, n_rounds = 7));\n"
+	"    store(of + offs, rand(seed, offs));\n"
+	"    store(of + N + offs, randn(seed, offs));\n"
+	"}\n";
+
+static void test_rng(int opt, int32_t *o, float *of)
+{
+	enum { N = 64 };
+	const uint64_t seed = 0x123456789abcdef0ull;
+	const int32_t neg = -12345;
+	ref_poison_bytes(o, (4 + 5 * N) * 4);
+	ref_poison_f32(of, 2 * N);
+	KArg k[] = {kbuf(o, (4 + 5 * N) * 4), kbuf(of, 2 * N * 4), kint((int64_t)seed), kint(neg)};
+	if (!CHECKF(run_text("rng.tile", rng, NULL, NULL, 0, opt, k, 4, 1, 1, 1) == 0, "rng: %s", run_error))
+		return;
+	const uint32_t kat[4] = {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8};
+	for (int w = 0; w < 4; w++)
+		CHECKF((uint32_t)o[w] == kat[w], "rng (opt %d): Philox4x32-10(0, 0) word %d is 0x%08x, want 0x%08x", opt,
+		       w, (uint32_t)o[w], kat[w]);
+	int bad = 0;
+	for (int i = 0; i < N; i++) {
+		for (int w = 0; w < 4; w++)
+			bad += (uint32_t)o[4 + w * N + i] != ref_philox((uint32_t)i, seed, 10, w);
+		uint32_t c = (uint32_t)i * 2053368709u;
+		bad += (uint32_t)o[4 + 4 * N + i] != ref_philox(c, (uint64_t)(int64_t)neg, 7, 0);
+		float u = ref_rand_float(ref_philox((uint32_t)i, seed, 10, 0));
+		bad += memcmp(&of[i], &u, 4) != 0 || !(of[i] >= 0.0f && of[i] < 1.0f);
+		float u1 = fmaxf(u, 1e-7f), u2 = ref_rand_float(ref_philox((uint32_t)i, seed, 10, 1));
+		float z = sqrtf(-2.0f * logf(u1)) * cosf(6.2831853f * u2);
+		bad += !(fabsf(of[N + i] - z) <= 1e-5f * fmaxf(1.0f, fabsf(z)));
+	}
+	CHECKF(bad == 0, "rng (opt %d): %d of %d values differ from the reference", opt, bad, 7 * N);
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
 	uint16_t oh[2][4], ob[2][2];
-	float of[2][3], orf[2][12], om[2][12], ofn[2][5];
+	float of[2][3], orf[2][12], om[2][12], ofn[2][5], orngf[2][128];
+	int32_t orng[2][4 + 5 * 64];
 	uint16_t omh[2][2];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
@@ -250,7 +306,10 @@ int main(void)
 		test_flow(opt);
 		test_maths(opt, om[opt], omh[opt]);
 		test_fns(opt, ofn[opt]);
+		test_rng(opt, orng[opt], orngf[opt]);
 	}
+	check_same("rng", orng[0], orng[1], sizeof orng[0]);
+	check_same("rng f32", orngf[0], orngf[1], sizeof orngf[0]);
 	check_same("fns", ofn[0], ofn[1], sizeof ofn[0]);
 	check_same("ints", oi[0], oi[1], sizeof oi[0]);
 	check_same("halfs", oh[0], oh[1], sizeof oh[0]);

@@ -170,6 +170,31 @@ static inline void ref_poison_bytes(void *p, size_t bytes)
 		((unsigned char *)p)[i] = pat[i % 4];
 }
 
+/*
+ * Word `word` of Philox4x32 with `rounds` rounds of counter (c0, 0, 0, 0) and
+ * key (key's low and high words): what rand(seed, c0) and randint draw
+ * from.  Philox4x32-10 of zero counter and key is Random123's known answer
+ * 0x6627e8d5 0xe169c58d 0xbc57ac4c 0x9b00dbd8.
+ */
+static inline uint32_t ref_philox(uint32_t c0, uint64_t key, int rounds, int word)
+{
+	uint32_t c[4] = {c0, 0, 0, 0}, k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+	for (int i = 0; i < rounds; i++, k0 += 0x9E3779B9u, k1 += 0xBB67AE85u) {
+		uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p2 = (uint64_t)0xCD9E8D57u * c[2];
+		uint32_t n[4] = {(uint32_t)(p2 >> 32) ^ c[1] ^ k0, (uint32_t)p2, (uint32_t)(p0 >> 32) ^ c[3] ^ k1,
+				 (uint32_t)p0};
+		memcpy(c, n, sizeof c);
+	}
+	return c[word];
+}
+
+/* rand()'s float of Philox bits x, in [0, 1). */
+static inline float ref_rand_float(uint32_t x)
+{
+	int32_t s = (int32_t)x;
+	return (float)(s < 0 ? ~s : s) * 4.6566127342e-10f;
+}
+
 static inline int ref_is_poison_f32(float f)
 {
 	return ref_f32_bits(f) == (uint32_t)REF_POISON_F32_BITS;
