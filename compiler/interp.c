@@ -585,30 +585,32 @@ static void exec_load(Interp *it, Op *op)
 	}
 }
 
-/* store and atomic_add: ptr, value [, mask] */
+/* store and atomic: ptr, value [, mask] */
 static void exec_write(Interp *it, Op *op)
 {
-	bool atomic = op->code == OP_ATOMIC_ADD;
+	bool atomic = op->code == OP_ATOMIC;
 	Tile *p = arg(it, op, 0, -1);
 	Tile *v = arg(it, op, 1, p->n);
 	Tile *mask = op->nopnds > 2 ? arg(it, op, 2, p->n) : NULL;
 	Tile *r = atomic && op->nres > 0 ? def(it, op->res[0], op->loc) : NULL;
 	int e = p->type.pointee;
 	if (r && r->n != p->n)
-		fail(it, op->loc, "malformed IR: atomic_add result shape");
+		fail(it, op->loc, "malformed IR: atomic result shape");
 	for (int64_t i = 0; i < p->n; i++) {
 		if (!lane_on(mask, i)) {
 			if (r)
 				r->d[i] = convert((Elt){0}, TY_I64, r->type.elem);
 			continue;
 		}
-		unsigned char *h = check(it, op, atomic ? "atomic_add" : "store", e, p->type, i, (uint64_t)AT(p, i).i);
+		unsigned char *h = check(it, op, atomic ? "atomic" : "store", e, p->type, i, (uint64_t)AT(p, i).i);
 		Elt x = convert(AT(v, i), v->type.elem, e);
 		if (atomic) {
+			static const int code[ATOM_COUNT] = {OP_ADD, OP_MAX, OP_MIN, -1, OP_AND, OP_OR, OP_XOR};
 			Elt old = mem_read(h, e);
 			if (r)
 				r->d[i] = convert(old, e, r->type.elem);
-			x = binary(OP_ADD, e, old, x);
+			if (code[op->iattr[0]] >= 0)
+				x = binary(code[op->iattr[0]], e, old, x);
 		}
 		mem_write(h, e, x);
 	}
@@ -933,7 +935,7 @@ static void exec_if(Interp *it, Op *op)
 
 static void exec_op(Interp *it, Op *op)
 {
-	bool no_result = op->code == OP_STORE || op->code == OP_ATOMIC_ADD || op_has(op->code, F_REGION);
+	bool no_result = op->code == OP_STORE || op->code == OP_ATOMIC || op_has(op->code, F_REGION);
 	if (op->nres < 1 && !no_result)
 		fail(it, op->loc, "malformed IR: %s has no result", op_info[op->code].text);
 	switch (op->code) {
@@ -947,7 +949,7 @@ static void exec_op(Interp *it, Op *op)
 	case OP_TRANS: exec_trans(it, op); break;
 	case OP_LOAD: exec_load(it, op); break;
 	case OP_STORE:
-	case OP_ATOMIC_ADD: exec_write(it, op); break;
+	case OP_ATOMIC: exec_write(it, op); break;
 	case OP_SUM:
 	case OP_RMAX:
 	case OP_RMIN:

@@ -100,12 +100,29 @@ ElemKind elem_from_name(const char *s, int len)
 
 /*
  * Where the GPU takes fewer element types than an op's type rule allows:
- * exp, exp2, log and log2 have no f64 version; atomic_add adds f16, f32,
- * f64, i32 and i64; dot multiplies f16, bf16, f32, i8, i16 and i32.  (For
- * atomic_add and dot, e is the value's and the operands' element type.)
+ * exp, exp2, log and log2 have no f64 version; dot multiplies f16, bf16,
+ * f32, i8, i16 and i32 (e is the operands' element type); atomics, whose
+ * types depend on their kind, ask atomic_elem_ok.
  * These are the front end's rules for source (lower.c); the verifier asks
  * here, so IR text keeps them too.
  */
+const char *const atomic_names[ATOM_COUNT] = {"add", "max", "min", "xchg", "and", "or", "xor"};
+
+/* The types the GPU's atom instruction takes for each kind. */
+bool atomic_elem_ok(AtomicKind k, ElemKind e)
+{
+	switch (k) {
+	case ATOM_ADD: return e == TY_F16 || e == TY_F32 || e == TY_F64 || e == TY_I32 || e == TY_I64;
+	case ATOM_XCHG: return e == TY_F32 || e == TY_F64 || e == TY_I32 || e == TY_I64;
+	case ATOM_MAX:
+	case ATOM_MIN:
+	case ATOM_AND:
+	case ATOM_OR:
+	case ATOM_XOR: return e == TY_I32 || e == TY_I64;
+	default: return false;
+	}
+}
+
 bool op_elem_ok(Opcode code, ElemKind e)
 {
 	switch (code) {
@@ -118,7 +135,6 @@ bool op_elem_ok(Opcode code, ElemKind e)
 	case OP_TANH:
 	case OP_ERF: return e != TY_F64;
 	case OP_PHILOX: return e == TY_I32;
-	case OP_ATOMIC_ADD: return e == TY_F16 || e == TY_F32 || e == TY_F64 || e == TY_I32 || e == TY_I64;
 	case OP_DOT: return (elem_is_float(e) && e != TY_F64) || (elem_is_int(e) && e != TY_I1 && e != TY_I64);
 	default: return true;
 	}

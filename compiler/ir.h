@@ -52,6 +52,11 @@ extern const OpInfo op_info[OP_COUNT];
 static inline bool op_has(int code, unsigned f) { return (op_info[code].flags & f) != 0; }
 
 typedef enum CmpPred { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } CmpPred;
+/* What an atomic does with the old value `a` and the operand `b`: a + b,
+ * max, min (signed), b (exchange), a & b, a | b, a ^ b. */
+typedef enum AtomicKind { ATOM_ADD, ATOM_MAX, ATOM_MIN, ATOM_XCHG, ATOM_AND, ATOM_OR, ATOM_XOR, ATOM_COUNT } AtomicKind;
+extern const char *const atomic_names[ATOM_COUNT]; /* "add", "max", ... */
+bool atomic_elem_ok(AtomicKind k, ElemKind e);
 
 typedef int32_t ValId; /* index into Func.vals; 0 is "no value" */
 
@@ -155,7 +160,7 @@ int elem_bits(ElemKind e);
 const char *elem_name(ElemKind e);        /* "f32", ... */
 ElemKind elem_from_name(const char *s, int len); /* TY_VOID if not a type name */
 /* Whether the GPU supports op on element type e, where it supports fewer types
- * than the op's type rule (exp of f64, atomic_add of i8, dot of i64, ...). */
+ * than the op's type rule (exp of f64, dot of i64, ...). */
 bool op_elem_ok(Opcode code, ElemKind e);
 /* "tensor<128x64xf32>", "i32", "*f16", "tensor<64x*f32>"; returns buf */
 char *type_str(Type t, char *buf, size_t n);

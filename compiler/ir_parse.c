@@ -318,6 +318,18 @@ static void cmp_pred(Parser *p, OpText *o)
 	error_at(p->d, l, "unknown cmp predicate '%s'", w);
 }
 
+static void atomic_kind(Parser *p, OpText *o)
+{
+	Loc l = (skip(p), here(p));
+	const char *w = word(p, "an atomic kind");
+	for (int i = 0; i < ATOM_COUNT; i++)
+		if (strcmp(w, atomic_names[i]) == 0) {
+			o->iattr[0] = i;
+			return;
+		}
+	error_at(p->d, l, "unknown atomic kind '%s'", w);
+}
+
 /* head = the opcode's own syntax, from ir_print.c's print_head */
 static void head(Parser *p, OpText *o)
 {
@@ -341,6 +353,9 @@ static void head(Parser *p, OpText *o)
 		return;
 	case OP_CMP:
 		cmp_pred(p, o);
+		break;
+	case OP_ATOMIC:
+		atomic_kind(p, o);
 		break;
 	default:
 		break;

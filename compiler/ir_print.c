@@ -188,6 +188,12 @@ static void print_head(Printer *p, Op *op)
 		else
 			sb_printf(out, " pred%lld", (long long)op->iattr[0]);
 		break;
+	case OP_ATOMIC:
+		if (op->iattr[0] >= 0 && op->iattr[0] < ATOM_COUNT)
+			sb_printf(out, " %s", atomic_names[op->iattr[0]]);
+		else
+			sb_printf(out, " kind%lld", (long long)op->iattr[0]);
+		break;
 	case OP_FOR:
 		if (op->nopnds >= 3) {
 			print_for_head(p, op);

@@ -836,7 +836,7 @@ static Rv load(L *l, Node *call)
 	return (Rv){emit(l, OP_LOAD, rt, ops, n), false};
 }
 
-static Rv store_like(L *l, Node *call, Opcode code)
+static Rv store_like(L *l, Node *call, Opcode code, AtomicKind kind)
 {
 	static const char *const names[] = {"ptr", "value", "mask", NULL};
 	Args a = args_of(l, call, names, 2);
@@ -855,11 +855,13 @@ static Rv store_like(L *l, Node *call, Opcode code)
 			ir_append(l->b.at, op);
 		return (Rv){0, false};
 	}
-	if (code == OP_ATOMIC_ADD && !op_elem_ok(code, pt.pointee))
-		error_at(l->d, call->loc, "'atomic_add' does not support %s", elem_name(pt.pointee));
+	if (!atomic_elem_ok(kind, pt.pointee))
+		error_at(l->d, call->loc, "'%s' does not support %s", call->name, elem_name(pt.pointee));
 	Type rt = type_with_elem(pt, pt.pointee);
 	rt.pointee = TY_VOID;
-	return (Rv){emit(l, code, rt, ops, n), false};
+	ValId r = emit(l, code, rt, ops, n);
+	l->f->vals[r].def->iattr[0] = kind;
+	return (Rv){r, false};
 }
 
 static Rv dot(L *l, Node *call)
@@ -1093,7 +1095,8 @@ static Rv fn_call(L *l, Node *call, int idx)
 static bool reserved_name(const char *s)
 {
 	static const char *const names[] = {
-		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "atomic_add", "dot",
+		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "atomic_add", "atomic_max",
+		"atomic_min", "atomic_xchg", "atomic_and", "atomic_or", "atomic_xor", "dot",
 		"sum", "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs",
 		"sin", "cos", "tanh", "erf", "floor", "ceil", "sigmoid", "maximum", "minimum", "clamp", "fma",
 		"where", "div_rn", "cast", "cdiv", "trans", "rand", "randn", "randint", "randint4x", "range", "inf", "nan",
@@ -1184,9 +1187,10 @@ static Rv call(L *l, Node *n)
 	if (!strcmp(f, "load"))
 		return load(l, n);
 	if (!strcmp(f, "store"))
-		return store_like(l, n, OP_STORE);
-	if (!strcmp(f, "atomic_add"))
-		return store_like(l, n, OP_ATOMIC_ADD);
+		return store_like(l, n, OP_STORE, ATOM_ADD);
+	for (int k = 0; k < ATOM_COUNT; k++)
+		if (!strncmp(f, "atomic_", 7) && !strcmp(f + 7, atomic_names[k]))
+			return store_like(l, n, OP_ATOMIC, (AtomicKind)k);
 	if (!strcmp(f, "dot"))
 		return dot(l, n);
 	if (!strcmp(f, "sum"))
@@ -1744,7 +1748,7 @@ static void check_unmasked(Func *f, Op *op, void *ctx)
 {
 	Bounds *b = ctx;
 	int unmasked = op->code == OP_LOAD ? 1 : 2;
-	if ((op->code != OP_LOAD && op->code != OP_STORE && op->code != OP_ATOMIC_ADD) || op->nopnds != unmasked)
+	if ((op->code != OP_LOAD && op->code != OP_STORE && op->code != OP_ATOMIC) || op->nopnds != unmasked)
 		return;
 	Op *ptr = f->vals[op->opnds[0]].def;
 	if (!ptr || ptr->code != OP_PTRADD)

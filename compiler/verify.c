@@ -64,7 +64,7 @@ static const char *check_counts(Func *f, Op *op)
 	switch (op->code) {
 	case OP_LOAD: lo = 1, hi = 3; break;
 	case OP_STORE: lo = 2, hi = 3, nres = 0; break;
-	case OP_ATOMIC_ADD: lo = 2, hi = 3; break;
+	case OP_ATOMIC: lo = 2, hi = 3; break;
 	case OP_FOR: lo = 3, hi = 1 << 20, nres = op->nopnds - 3, nblk = 1; break;
 	case OP_IF: lo = hi = 1, nres = op->nres, nblk = op->nres ? 2 : (op->nblocks == 1 ? 1 : 2); break;
 	case OP_YIELD: lo = 0, hi = 1 << 20, nres = 0; break;
@@ -164,7 +164,7 @@ static const char *check_shape_op(Func *f, Op *op)
 	return NULL;
 }
 
-/* ptr [, mask [, other]] for loads; ptr, value [, mask] for store and atomic_add. */
+/* ptr [, mask [, other]] for loads; ptr, value [, mask] for store and atomic. */
 static const char *check_memory(Func *f, Op *op)
 {
 	Type p = vtype(f, op->opnds[0]);
@@ -176,8 +176,13 @@ static const char *check_memory(Func *f, Op *op)
 		return arena_printf(f->arena, "result should be %s", tstr(f, data));
 	if (op->code != OP_LOAD && !type_eq(vtype(f, op->opnds[1]), data))
 		return arena_printf(f->arena, "value should be %s", tstr(f, data));
-	if (op->code == OP_ATOMIC_ADD && !type_eq(vtype(f, op->res[0]), data))
-		return "atomic_add result differs from the value";
+	if (op->code == OP_ATOMIC && !type_eq(vtype(f, op->res[0]), data))
+		return "atomic result differs from the value";
+	if (op->code == OP_ATOMIC && (op->iattr[0] < 0 || op->iattr[0] >= ATOM_COUNT))
+		return "bad atomic kind";
+	if (op->code == OP_ATOMIC && !atomic_elem_ok((AtomicKind)op->iattr[0], data.elem))
+		return arena_printf(f->arena, "atomic %s does not support %s", atomic_names[op->iattr[0]],
+				    elem_name(data.elem));
 	if (!op_elem_ok(op->code, data.elem))
 		return unsupported(f, op, data.elem);
 	if (op->nopnds > mask) {
@@ -266,7 +271,7 @@ static const char *check_op(Func *f, Op *op)
 	case OP_TRANS: return check_shape_op(f, op);
 	case OP_LOAD:
 	case OP_STORE:
-	case OP_ATOMIC_ADD: return check_memory(f, op);
+	case OP_ATOMIC: return check_memory(f, op);
 	case OP_DOT: return check_dot(f, op);
 	case OP_CONVERT_LAYOUT:
 		return type_eq(vtype(f, op->opnds[0]), vtype(f, op->res[0])) ? NULL : "convert_layout changes the type";

@@ -177,7 +177,7 @@ LLVMValueRef cg_erf(Cg *c, LLVMValueRef x);
 
 void cg_load(Cg *c, Op *op);
 void cg_store(Cg *c, Op *op);
-void cg_atomic_add(Cg *c, Op *op);
+void cg_atomic(Cg *c, Op *op);
 
 /*
  * Reductions need op->smem_bytes >= cg_reduce_smem_bytes(f, op) when a warp

@@ -801,7 +801,7 @@ static void emit_op(Cg *c, Op *op)
 	case OP_TRANS: cg_rename(c, op); break;
 	case OP_LOAD: cg_load(c, op); break;
 	case OP_STORE: cg_store(c, op); break;
-	case OP_ATOMIC_ADD: cg_atomic_add(c, op); break;
+	case OP_ATOMIC: cg_atomic(c, op); break;
 	case OP_DOT: cg_dot(c, op); break;
 	case OP_CONVERT_LAYOUT: cg_convert_layout(c, op); break;
 	case OP_FOR: emit_for(c, op); break;
@@ -1105,18 +1105,19 @@ static void init_cg(Cg *c, Func *f, const Target *t)
 
 /*
  * What the GPU cannot do yet, as errors before any LLVM state exists: the old
- * value atomic_add returns reaches only the thread that did the add, so a
- * kernel may use it only where no other thread holds the same element.
+ * value an atomic returns reaches only the thread that did it, so a kernel
+ * may use it only where no other thread holds the same element.
  */
 static void check_supported(Func *f, Op *op, void *ctx)
 {
-	if (op->code != OP_ATOMIC_ADD || !op->nres || val(f, op->res[0])->nuses == 0)
+	if (op->code != OP_ATOMIC || !op->nres || val(f, op->res[0])->nuses == 0)
 		return;
 	int li = val(f, op->res[0])->layout;
 	const Layout *l = li >= 0 ? &f->layouts[li] : NULL;
 	if (!l || cg_zeromask(l->lane, l->nlane) || cg_zeromask(l->warp, l->nwarp))
-		error_at(ctx, op->loc, "the value atomic_add returns is not available here on the GPU: the %s is "
-		         "held by several threads and only one adds; use atomic_add as a statement", l ? "tile" : "scalar");
+		error_at(ctx, op->loc, "the value atomic_%s returns is not available here on the GPU: the %s is "
+		         "held by several threads and only one does the atomic; use atomic_%s as a statement",
+		         atomic_names[op->iattr[0]], l ? "tile" : "scalar", atomic_names[op->iattr[0]]);
 }
 
 /* An .ir file planned for wgmma (passes/pipeline.c) compiled for an arch without it. */

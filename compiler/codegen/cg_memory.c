@@ -282,25 +282,40 @@ void cg_store(Cg *c, Op *op)
 
 /* ---- atomics ---- */
 
-static const char *atom_type(ElemKind e, char *cons)
+/* The atom instruction's operation and type for kind k on e (its inline-asm constraint in *cons). */
+static const char *atom_type(AtomicKind k, ElemKind e, char *cons)
 {
-	switch (e) {
-	case TY_F32: *cons = 'f'; return "f32";
-	case TY_F64: *cons = 'd'; return "f64";
-	case TY_I32: *cons = 'r'; return "u32";
-	case TY_I64: *cons = 'l'; return "u64";
-	case TY_F16: *cons = 'h'; return "noftz.f16";
-	case TY_BF16: *cons = 'h'; return "noftz.bf16";
-	default: return NULL;
+	static const char *const bits[] = {"exch.b", "and.b", "or.b", "xor.b"};
+	static char buf[32];
+	*cons = e == TY_F32 ? 'f' : e == TY_F64 ? 'd' : e == TY_I64 ? 'l' : e == TY_I32 ? 'r' : 'h';
+	if (!atomic_elem_ok(k, e))
+		return NULL;
+	switch (k) {
+	case ATOM_ADD:
+		switch (e) {
+		case TY_F32: return "add.f32";
+		case TY_F64: return "add.f64";
+		case TY_I32: return "add.u32";
+		case TY_I64: return "add.u64";
+		case TY_F16: return "add.noftz.f16";
+		case TY_BF16: return "add.noftz.bf16";
+		default: return NULL;
+		}
+	case ATOM_MAX: return e == TY_I64 ? "max.s64" : "max.s32";
+	case ATOM_MIN: return e == TY_I64 ? "min.s64" : "min.s32";
+	default:
+		snprintf(buf, sizeof buf, "%s%d", bits[k - ATOM_XCHG], elem_bits(e));
+		return buf;
 	}
 }
 
-static LLVMValueRef atomic_one(Cg *c, ElemKind e, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef x)
+static LLVMValueRef atomic_one(Cg *c, AtomicKind k, ElemKind e, LLVMValueRef ptr, LLVMValueRef pred,
+			       LLVMValueRef x)
 {
 	char cons_ch, text[160], cons[32];
-	const char *ty = atom_type(e, &cons_ch);
+	const char *ty = atom_type(k, e, &cons_ch);
 	if (!ty)
-		die("codegen: atomic_add on %s", elem_name(e));
+		die("codegen: atomic %s on %s", atomic_names[k], elem_name(e));
 	bool half = cons_ch == 'h';
 	LLVMTypeRef rt = half ? c->i16 : cg_elem_type(c, e);
 	if (half)
@@ -317,7 +332,7 @@ static LLVMValueRef atomic_one(Cg *c, ElemKind e, LLVMValueRef ptr, LLVMValueRef
  * One atomic per owned element.  The old value comes back only to the
  * thread that did the add (for a scalar: thread 0).
  */
-void cg_atomic_add(Cg *c, Op *op)
+void cg_atomic(Cg *c, Op *op)
 {
 	ValId ptr = op->opnds[0], x = op->opnds[1], mask = op->nopnds > 2 ? op->opnds[2] : 0;
 	ElemKind e = vtype(c->f, x).elem;
@@ -329,7 +344,7 @@ void cg_atomic_add(Cg *c, Op *op)
 		if (i & zm)
 			continue;
 		LLVMValueRef pred = and_pred(c, mask ? c->regs[mask][i] : NULL, own);
-		LLVMValueRef old = atomic_one(c, e, c->regs[ptr][i], pred, c->regs[x][i]);
+		LLVMValueRef old = atomic_one(c, (AtomicKind)op->iattr[0], e, c->regs[ptr][i], pred, c->regs[x][i]);
 		if (r)
 			r[i] = old;
 	}

@@ -14,7 +14,7 @@
  *   - broadcast, expand_dims and trans of a splat are one splat of the
  *     result type (so expand_dims + broadcast of a splat is a splat);
  *   - x & ~0 is x for integers (x & true for masks);
- *   - a load, store or atomic_add whose mask is all true has no mask (and
+ *   - a load, store or atomic whose mask is all true has no mask (and
  *     a load no `other`).
  * Constant operands are a scalar const or a splat of one (fold.c folds
  * ops whose operands are all constants).  Ops made dead are left to DCE.
@@ -67,10 +67,10 @@ static bool all_ones(Func *f, ValId v)
 	return ((uint64_t)c->iattr[0] & m) == m;
 }
 
-/* load p, true[, other] -> load p; store p, x, true -> store p, x (atomic_add the same). */
+/* load p, true[, other] -> load p; store p, x, true -> store p, x (atomics the same). */
 static bool drop_true_mask(Func *f, Op *op)
 {
-	int at = op->code == OP_LOAD ? 1 : op->code == OP_STORE || op->code == OP_ATOMIC_ADD ? 2 : -1;
+	int at = op->code == OP_LOAD ? 1 : op->code == OP_STORE || op->code == OP_ATOMIC ? 2 : -1;
 	if (at < 0 || op->nopnds <= at || !all_ones(f, op->opnds[at]))
 		return false;
 	op->nopnds = at;

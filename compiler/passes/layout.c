@@ -211,7 +211,7 @@ static int anchor(LayoutPass *p, Op *op)
 	Func *f = p->f;
 	if (op->code == OP_LOAD && !p->settled && small_load(f, op))
 		return -1;
-	if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC_ADD) {
+	if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC) {
 		Type t = vtype(f, op->opnds[0]);
 		return t.rank ? blocked(p, t, t.pointee, op->loc) : -1;
 	}
@@ -235,7 +235,7 @@ static bool owned(Func *f, ValId v)
 	Op *d = val(f, v)->def;
 	if (!d)
 		return false;
-	return (d->code == OP_LOAD && !small_load(f, d)) || d->code == OP_ATOMIC_ADD || d->code == OP_DOT ||
+	return (d->code == OP_LOAD && !small_load(f, d)) || d->code == OP_ATOMIC || d->code == OP_DOT ||
 	       op_has(d->code, F_REDUCE);
 }
 
@@ -269,9 +269,9 @@ static int want(LayoutPass *p, Op *op, int i, int R)
 		return -1;
 	/* a load's or atomic's operands share its result's layout (one given in
 	 * IR text included); a store's follow the anchor */
-	if ((op->code == OP_LOAD || op->code == OP_ATOMIC_ADD) && R >= 0)
+	if ((op->code == OP_LOAD || op->code == OP_ATOMIC) && R >= 0)
 		return R;
-	if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC_ADD)
+	if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC)
 		return anchor(p, op);
 	if (R < 0)
 		return -1;
@@ -302,7 +302,7 @@ static int implied(LayoutPass *p, Op *op)
 	Func *f = p->f;
 	if (op->nres != 1 || !is_tensor(f, op->res[0]))
 		return -1;
-	if (op->code == OP_LOAD || op->code == OP_ATOMIC_ADD || op->code == OP_DOT)
+	if (op->code == OP_LOAD || op->code == OP_ATOMIC || op->code == OP_DOT)
 		return anchor(p, op);
 	int s = op->nopnds > 0 && is_tensor(f, op->opnds[0]) ? lay(f, op->opnds[0]) : -1;
 	Layout l;

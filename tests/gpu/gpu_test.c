@@ -729,6 +729,69 @@ static void case_dropout(bool add, int n, double p, int32_t seed)
 }
 
 /*
+ * atomic_max, min, and, or, xor of n i32 values into `buckets` slots each,
+ * many lanes on one address (order does not matter: the result is exact);
+ * atomic_xchg of distinct f32 elements, its old values stored.
+ */
+static const char *atomics_src =
+	"kernel atomics(o: *i32, f: *f32, x: *i32, n: i32, B: const i32 = 16) {\n"
+	"    let i = program_id(0) * 1024 + arange(0, 1024);\n"
+	"    let m = i < n;\n"
+	"    let v = load(x + i, m);\n"
+	"    let b = i % B;\n"
+	"    atomic_max(o + b, v, m);\n"
+	"    atomic_min(o + B + b, v, m);\n"
+	"    atomic_and(o + 2 * B + b, v, m);\n"
+	"    atomic_or(o + 3 * B + b, v, m);\n"
+	"    atomic_xor(o + 4 * B + b, v, m);\n"
+	"    store(f + n + i, atomic_xchg(f + i, cast(v, f32), m), m);\n"
+	"}\n";
+
+static void case_atomics(int n, int buckets)
+{
+	if (!want("atomics"))
+		return;
+	Case c;
+	start(&c, "atomics n=%d buckets=%d", n, buckets);
+	int32_t *x = xmalloc(4 * (size_t)n), *o = xmalloc(20 * (size_t)buckets), *want = xmalloc(20 * (size_t)buckets);
+	float *f = xmalloc(8 * (size_t)n);
+	for (int s = 0; s < buckets; s++) {
+		o[s] = want[s] = INT32_MIN;
+		o[buckets + s] = want[buckets + s] = INT32_MAX;
+		o[2 * buckets + s] = want[2 * buckets + s] = -1;
+		o[3 * buckets + s] = want[3 * buckets + s] = o[4 * buckets + s] = want[4 * buckets + s] = 0;
+	}
+	for (int i = 0; i < n; i++) {
+		x[i] = (int32_t)(uint32_t)uniform(0, 4294967296.0);
+		int s = i % buckets;
+		want[s] = x[i] > want[s] ? x[i] : want[s];
+		want[buckets + s] = x[i] < want[buckets + s] ? x[i] : want[buckets + s];
+		want[2 * buckets + s] &= x[i], want[3 * buckets + s] |= x[i], want[4 * buckets + s] ^= x[i];
+		f[i] = (float)i;
+		f[n + i] = NAN;
+	}
+	Buf bufs[] = {{o, 20 * (size_t)buckets, INOUT}, {f, 8 * (size_t)n, INOUT}, {x, 4 * (size_t)n, IN}};
+	Launch l = {.file = "atomics.tile", .src = atomics_src, .kernel = "atomics", .defs = {{"B", buckets}},
+	            .ndefs = 1, .grid = (unsigned)((n + 1023) / 1024), .args = {ABUF(0), ABUF(1), ABUF(2), AI32(n)},
+	            .nargs = 4, .bufs = bufs, .nbufs = 3};
+	void *ir[3] = {NULL, NULL, NULL};
+	if (run_both(&c, &l, n <= (1 << 16), ir)) {
+		static const char *const kind[] = {"max", "min", "and", "or", "xor"};
+		for (int s = 0; s < 5 * buckets && !c.failed; s++)
+			if (o[s] != want[s] || (ir[0] && ((int32_t *)ir[0])[s] != want[s]))
+				fail(&c, "atomic_%s slot %d: %d (interpreter %d), want %d", kind[s / buckets], s % buckets, o[s],
+				     ir[0] ? ((int32_t *)ir[0])[s] : 0, want[s]);
+		for (int i = 0; i < n && !c.failed; i++)
+			if (f[i] != (float)x[i] || f[n + i] != (float)i)
+				fail(&c, "atomic_xchg at %d: %g (old %g), want %g (old %d)", i, (double)f[i], (double)f[n + i],
+				     (double)(float)x[i], i);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 3);
+	free(x), free(o), free(want), free(f);
+}
+
+/*
  * rope.tile: tokens x heads rows of 2 * half, `per` to a program, positions up to maxpos (a
  * million and more reach sin and cos's long reduction).  The angle is the
  * kernel's one f32 product; the rest in double.
@@ -1764,6 +1827,10 @@ static void run_all(void)
 	case_random(3000, -7);
 	if (large)
 		case_random(1 << 22, 20261123);
+	case_atomics(5000, 16);
+	case_atomics(1 << 16, 1);
+	if (large)
+		case_atomics(1 << 22, 1024);
 	case_dropout(false, 5000, 0.5, 123);
 	case_dropout(false, 1 << 16, 0.1, -99);
 	case_dropout(true, 4099, 0.25, 7);

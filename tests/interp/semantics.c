@@ -6,7 +6,7 @@
  * every op (round to nearest even), bf16 storage, reductions with argmax's
  * first index; if/else in a loop and atomic_add's old value; the math
  * functions (libm's f32 ones, fma rounded once, floor and ceil folded
- * exactly, clamp); fn helpers; random numbers.  Runs at opt 0 and opt 1, which must agree.
+ * exactly, clamp); fn helpers; random numbers; the atomics.  Runs at opt 0 and opt 1, which must agree.
  */
 #include "run.h"
 
@@ -292,12 +292,56 @@ static void test_rng(int opt, int32_t *o, float *of)
 	CHECKF(bad == 0, "rng (opt %d): %d of %d values differ from the reference", opt, bad, 7 * N);
 }
 
+/*
+ * atomic_max, min, and, or, xor: 64 values into 4 slots each (no order
+ * matters); atomic_xchg swaps in new values and returns the old ones.
+ */
+static const char *atomics =
+	"kernel atomics(o: *i32, f: *f32, x: *i32) {\n"
+	"    let i = arange(0, 64);\n"
+	"    let v = load(x + i);\n"
+	"    atomic_max(o + i % 4, v);\n"
+	"    atomic_min(o + 4 + i % 4, v);\n"
+	"    atomic_and(o + 8 + i % 4, v);\n"
+	"    atomic_or(o + 12 + i % 4, v);\n"
+	"    atomic_xor(o + 16 + i % 4, v);\n"
+	"    store(f + 64 + i, atomic_xchg(f + i, cast(v, f32)));\n"
+	"}\n";
+
+static void test_atomics(int opt, int32_t *o, float *f)
+{
+	int32_t x[64], want[20];
+	for (int s = 0; s < 4; s++)
+		want[s] = INT32_MIN, want[4 + s] = INT32_MAX, want[8 + s] = -1, want[12 + s] = 0, want[16 + s] = 0;
+	for (int i = 0; i < 64; i++) {
+		x[i] = (int32_t)(((uint32_t)i * 2654435761u) ^ 0x5bd1e995u);
+		int s = i % 4;
+		want[s] = x[i] > want[s] ? x[i] : want[s];
+		want[4 + s] = x[i] < want[4 + s] ? x[i] : want[4 + s];
+		want[8 + s] &= x[i], want[12 + s] |= x[i], want[16 + s] ^= x[i];
+	}
+	for (int s = 0; s < 20; s++)
+		o[s] = s < 4 ? INT32_MIN : s < 8 ? INT32_MAX : s < 12 ? -1 : 0;
+	for (int i = 0; i < 64; i++)
+		f[i] = (float)i * 0.5f;
+	ref_poison_f32(f + 64, 64);
+	KArg k[] = {kbuf(o, 20 * 4), kbuf(f, 128 * 4), kbuf(x, sizeof x)};
+	if (!CHECKF(run_text("atomics.tile", atomics, NULL, NULL, 0, opt, k, 3, 1, 1, 1) == 0, "atomics: %s", run_error))
+		return;
+	for (int s = 0; s < 20; s++)
+		CHECKF(o[s] == want[s], "atomics (opt %d): slot %d is %d, want %d", opt, s, o[s], want[s]);
+	for (int i = 0; i < 64; i++)
+		CHECKF(f[i] == (float)x[i] && f[64 + i] == (float)i * 0.5f, "atomics (opt %d): xchg at %d gave %g, old %g",
+		       opt, i, (double)f[i], (double)f[64 + i]);
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
 	uint16_t oh[2][4], ob[2][2];
 	float of[2][3], orf[2][12], om[2][12], ofn[2][5], orngf[2][128];
-	int32_t orng[2][4 + 5 * 64];
+	int32_t orng[2][4 + 5 * 64], oat[2][20];
+	float oatf[2][128];
 	uint16_t omh[2][2];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
@@ -307,7 +351,9 @@ int main(void)
 		test_maths(opt, om[opt], omh[opt]);
 		test_fns(opt, ofn[opt]);
 		test_rng(opt, orng[opt], orngf[opt]);
+		test_atomics(opt, oat[opt], oatf[opt]);
 	}
+	check_same("atomics", oat[0], oat[1], sizeof oat[0]);
 	check_same("rng", orng[0], orng[1], sizeof orng[0]);
 	check_same("rng f32", orngf[0], orngf[1], sizeof orngf[0]);
 	check_same("fns", ofn[0], ofn[1], sizeof ofn[0]);

@@ -176,7 +176,7 @@ static Func *dot_func(Arena *ar, int32_t smem_total, int32_t off_b)
 	ValId d = with_layout(f, b_op1(&b, OP_DOT, tt, ops, 3), ic);
 	ValId ptr = with_layout(f, b_op1(&b, OP_SPLAT, tp, &f->entry->args[0], 1), ic);
 	ValId st[2] = {ptr, d};
-	with_layout(f, b_op1(&b, OP_ATOMIC_ADD, tt, st, 2), ic);
+	with_layout(f, b_op1(&b, OP_ATOMIC, tt, st, 2), ic);
 	f->smem_total = smem_total;
 	return f;
 }

@@ -320,7 +320,7 @@ static void check_op(Func *f, Op *op, void *ctx)
 		for (int i = 0; i < op->nopnds; i++)
 			if (!same(f, op->opnds[i], r))
 				violation(k, op, "element-wise operand in another layout");
-	} else if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC_ADD) {
+	} else if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC) {
 		for (int i = 1; i < op->nopnds; i++)
 			if (!same(f, op->opnds[i], s))
 				violation(k, op, "memory operands in different layouts");
