@@ -29,7 +29,7 @@ along any axis broadcast back into the tile, reductions of reductions,
 argmax/argmin, trans, if/else on runtime scalars and on constexpr flags;
 masked loads with `other` through plain, reversed, gathered, strided,
 shifted and broadcast index maps, masked stores with holes in the mask,
-atomic adds (many lanes to a few addresses too); tiles of 1 to 8192
+atomic adds (many lanes to a few addresses too) and integer atomic max, min, or, xor; tiles of 1 to 8192
 elements (1x256, 256x2, 4x1x64, ...), grids over all three axes, 1 to 32
 warps, constexprs given by default or by define.  While an expression is
 built each value carries the interval its elements can take, so only
@@ -1051,13 +1051,13 @@ class If:
 
 
 class Store:
-    """store (or atomic_add) of node through ptr where mask holds."""
+    """store (or atomic_KIND, kind add, max, min, or, xor) of node through ptr where mask holds."""
 
-    def __init__(self, ptr, node, mask=None, atomic=False, kw=False):
-        self.ptr, self.node, self.mask, self.atomic, self.kw = ptr, node, mask, atomic, kw
+    def __init__(self, ptr, node, mask=None, atomic=False, kw=False, kind='add'):
+        self.ptr, self.node, self.mask, self.atomic, self.kw, self.kind = ptr, node, mask, atomic, kw, kind
 
     def lines(self, ind):
-        f = 'atomic_add' if self.atomic else 'store'
+        f = 'atomic_' + self.kind if self.atomic else 'store'
         m = ''
         if self.mask is not None:
             m = (', mask=%s' if self.kw else ', %s') % self.mask.src()
@@ -1078,7 +1078,11 @@ class Store:
                 continue
             if not 0 <= i < b.size:
                 raise AssertionError('%s: store at %d of %d' % (b.name, i, b.size))
-            if self.atomic:
+            if self.atomic and self.kind != 'add':   # integers: exact in any order
+                x = int(x)
+                b.want[i] = {'max': max, 'min': min, 'or': lambda a, c: a | c,
+                             'xor': lambda a, c: a ^ c}[self.kind](int(b.want[i]), x)
+            elif self.atomic:
                 b.want[i] += x
                 b.tol[i] += y
                 b.adds[i] += 1
@@ -1624,8 +1628,14 @@ def fam_vec(k):
         # many lanes of one atomic on the same few addresses
         keys = [Bin('&', offs, Lit(7)), Bin('%', Bin('*', offs, offs), Lit(8))] + \
             [Bin('&', x, Lit(7)) for x in leaves if x.dt in INTS]
-        v = Lit(1) if hist.dt == 'i32' else r.choice(exact + [Lit(0.5)])
-        k.body.append(Store(Ptr(hist, r.choice(keys)), v, extra_mask(k, mask, offs, exact), atomic=True))
+        kind = r.choice(['add', 'add', 'max', 'min', 'or', 'xor']) if hist.dt == 'i32' else 'add'
+        if kind != 'add':   # values from -31 to 32 (and int leaves): many lanes, one address, any order
+            v = r.choice([Bin('-', Bin('&', Bin('*', offs, Lit(37)), Lit(63)), Lit(31))] +
+                         [x for x in leaves if x.dt in ('i32', 'i16', 'i8')])
+        else:
+            v = Lit(1) if hist.dt == 'i32' else r.choice(exact + [Lit(0.5)])
+        k.body.append(Store(Ptr(hist, r.choice(keys)), v, extra_mask(k, mask, offs, exact), atomic=True,
+                            kind=kind))
 
 
 def as_tile(e, shape):
