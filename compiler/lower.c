@@ -60,8 +60,10 @@ typedef struct L {
 	const Kernel *k;
 	Call *calls;
 	int ninlined;   /* fn calls inlined so far in this kernel */
-	bool *fn_done;  /* per fn of p: inlined once already, so its unused names were reported */
-	bool quiet;     /* no unused-variable warnings: a second inlining of an fn */
+	Loc *unused;    /* where an unused variable was reported: an fn inlined again says it once */
+	int nunused, capunused;
+	int depth;      /* statements open around this one, across inlined fn bodies */
+	int edepth;     /* expressions open around this one, the same way */
 } L;
 
 typedef struct Rv {
@@ -73,6 +75,7 @@ static Rv expr(L *l, Node *n);
 static void stmt(L *l, Node *n);
 static void block_stmts(L *l, Node *n);
 static void if_stmt(L *l, Node *n);
+static int values_of(L *l, Node *e, Rv *out);
 
 /* ---- small helpers ---- */
 
@@ -148,9 +151,18 @@ static void push_scope(L *l)
 
 static void pop_scope(L *l)
 {
-	for (Binding *b = l->scope->vars; b; b = b->next)
-		if (!b->used && !b->runtime_param && b->name[0] != '_' && !l->quiet)
-			warn_at(l->d, b->loc, "unused variable '%s'", b->name);
+	for (Binding *b = l->scope->vars; b; b = b->next) {
+		if (b->used || b->runtime_param || b->name[0] == '_')
+			continue;
+		bool seen = false;
+		for (int i = 0; i < l->nunused && !seen; i++)
+			seen = l->unused[i].line == b->loc.line && l->unused[i].col == b->loc.col;
+		if (seen)
+			continue;
+		l->unused = arena_grow(l->a, l->unused, &l->capunused, l->nunused + 1, sizeof(Loc));
+		l->unused[l->nunused++] = b->loc;
+		warn_at(l->d, b->loc, "unused variable '%s'", b->name);
+	}
 	l->scope = l->scope->up;
 }
 
@@ -1033,13 +1045,11 @@ static int inline_fn(L *l, Node *call, int idx, Rv *out)
 		val[slot[i]] = expr(l, call->args[i]);
 
 	Scope *scope = l->scope;
-	bool quiet = l->quiet;
 	Call c = {fn, l->calls};
 	DiagFrame frame = {fn->name, call->loc, l->d->frames};
 	l->scope = NULL;
 	l->calls = &c;
 	l->d->frames = &frame;
-	l->quiet |= l->fn_done[idx];
 	push_scope(l);
 	for (int j = 0; j < np; j++) /* defaults see no names, as Python's */
 		if (!given[j])
@@ -1057,15 +1067,13 @@ static int inline_fn(L *l, Node *call, int idx, Rv *out)
 		stmt(l, body->stmts[i]);
 	int nr = 0;
 	if (ret && ret->lhs)
-		out[nr++] = expr(l, ret->lhs);
+		nr = values_of(l, ret->lhs, out); /* `return g(x);` passes on all of g's values */
 	if (ret && ret->nargs > MAX_RESULTS)
 		error_at(l->d, ret->loc, "an fn returns at most %d values", MAX_RESULTS);
 	for (int i = 0; ret && i < ret->nargs; i++)
 		out[nr++] = expr(l, ret->args[i]);
 	pop_scope(l);
 	pop_scope(l);
-	l->fn_done[idx] = true;
-	l->quiet = quiet;
 	l->d->frames = frame.up;
 	l->calls = c.up;
 	l->scope = scope;
@@ -1078,6 +1086,21 @@ static int fn_index(L *l, const char *name)
 		if (!strcmp(name, l->p->fns[i]->name))
 			return i;
 	return -1;
+}
+
+/*
+ * The values of e into out[], and how many: several for a call of an fn that
+ * returns several, or of randint4x; else e's one value.
+ */
+static int values_of(L *l, Node *e, Rv *out)
+{
+	if (e->kind == ND_CALL && !strcmp(e->name, "randint4x") && fn_index(l, e->name) < 0)
+		return random_call(l, e, RAND_INT4, out);
+	int idx = e->kind == ND_CALL ? fn_index(l, e->name) : -1;
+	if (idx >= 0)
+		return inline_fn(l, e, idx, out);
+	out[0] = expr(l, e);
+	return 1;
 }
 
 /* An fn's call as an expression: one value, or none for a statement. */
@@ -1319,9 +1342,17 @@ static Rv index_expr(L *l, Node *n)
 	return (Rv){v, false};
 }
 
+/*
+ * The parser bounds how deep one body nests; inlining fns adds their bodies'
+ * depths, so lowering bounds the sum, and no input overflows the stack.
+ */
+enum { MAX_STMT_DEPTH = 2 * MAX_NESTING, MAX_EXPR_DEPTH = 16 * MAX_NESTING };
+
 /* An expression, which may have no value (a store): only a statement takes it as it is. */
 static Rv eval(L *l, Node *n)
 {
+	if (++l->edepth > MAX_EXPR_DEPTH)
+		error_at(l->d, n->loc, "expressions nest more than %d deep once fns are inlined", MAX_EXPR_DEPTH);
 	Loc saved = l->b.loc;
 	l->b.loc = n->loc;
 	Rv r;
@@ -1346,6 +1377,7 @@ static Rv eval(L *l, Node *n)
 	default: die("expr kind %d", n->kind);
 	}
 	l->b.loc = saved;
+	l->edepth--;
 	return r;
 }
 
@@ -1452,19 +1484,18 @@ static void assign(L *l, Node *n)
 static void unpack(L *l, Node *n)
 {
 	Node *c = n->lhs;
-	int idx = c->kind == ND_CALL ? fn_index(l, c->name) : -1;
 	bool rand4 = c->kind == ND_CALL && !strcmp(c->name, "randint4x");
-	if (idx < 0 && !rand4)
+	if (c->kind != ND_CALL || (fn_index(l, c->name) < 0 && !rand4))
 		error_at(l->d, c->loc, "only a call of an fn (or randint4x) gives several values");
 	for (int i = 0; i < n->nargs; i++)
 		for (int j = 0; j < i; j++)
-			if (!strcmp(n->args[i]->name, n->args[j]->name))
+			if (!strcmp(n->args[i]->name, n->args[j]->name) && strcmp(n->args[i]->name, "_"))
 				error_at(l->d, n->args[i]->loc, "'%s' is named twice", n->args[i]->name);
 	Binding **b = NEWN(l->a, Binding *, n->nargs);
-	for (int i = 0; n->op == TK_ASSIGN && i < n->nargs; i++)
-		b[i] = assignable(l, n->args[i]);
+	for (int i = 0; n->op == TK_ASSIGN && i < n->nargs; i++) /* `_` drops a value */
+		b[i] = strcmp(n->args[i]->name, "_") ? assignable(l, n->args[i]) : NULL;
 	Rv r[MAX_RESULTS];
-	int nr = rand4 ? random_call(l, c, RAND_INT4, r) : inline_fn(l, c, idx, r);
+	int nr = values_of(l, c, r);
 	if (nr != n->nargs)
 		error_at(l->d, c->loc, "%s '%s' returns %d value%s, not %d", rand4 ? "built-in" : "fn", c->name, nr,
 			 nr == 1 ? "" : "s", n->nargs);
@@ -1475,6 +1506,8 @@ static void unpack(L *l, Node *n)
 			bind(l, x->name, r[i].v, x->loc, n->op == TK_VAR);
 			continue;
 		}
+		if (!b[i])
+			continue;
 		b[i]->v = assign_value(l, x, b[i], r[i]);
 		if (!l->f->vals[b[i]->v].name)
 			l->f->vals[b[i]->v].name = b[i]->name;
@@ -1677,6 +1710,8 @@ static void if_stmt(L *l, Node *n)
 
 static void stmt(L *l, Node *n)
 {
+	if (++l->depth > MAX_STMT_DEPTH)
+		error_at(l->d, n->loc, "statements nest more than %d deep once fns are inlined", MAX_STMT_DEPTH);
 	l->b.loc = n->loc;
 	switch (n->kind) {
 	case ND_LET:
@@ -1687,7 +1722,14 @@ static void stmt(L *l, Node *n)
 	}
 	case ND_ASSIGN: assign(l, n); break;
 	case ND_UNPACK: unpack(l, n); break;
-	case ND_EXPR: eval(l, n->lhs); break;
+	case ND_EXPR: { /* a call as a statement: whatever values it has are dropped */
+		Rv r[MAX_RESULTS];
+		if (n->lhs->kind == ND_CALL && (fn_index(l, n->lhs->name) >= 0 || !strcmp(n->lhs->name, "randint4x")))
+			values_of(l, n->lhs, r);
+		else
+			eval(l, n->lhs);
+		break;
+	}
 	case ND_FOR: for_stmt(l, n); break;
 	case ND_IF: if_stmt(l, n); break;
 	case ND_BLOCK:
@@ -1701,6 +1743,7 @@ static void stmt(L *l, Node *n)
 		error_at(l->d, n->loc, "'return' must be the last statement of the kernel");
 	default: die("stmt kind %d", n->kind);
 	}
+	l->depth--;
 }
 
 static void block_stmts(L *l, Node *n)
@@ -1862,7 +1905,7 @@ static void check_params(L *l, const Kernel *k, const CompileOptions *o)
 
 Func *lower_kernel(Arena *a, Diag *d, const Program *p, const Kernel *k, const CompileOptions *o)
 {
-	L l = {.a = a, .d = d, .p = p, .k = k, .fn_done = NEWN(a, bool, p->nfns + 1)};
+	L l = {.a = a, .d = d, .p = p, .k = k};
 	l.f = ir_new_func(a, k->name);
 	l.f->diag = d;
 	check_names(&l, p);

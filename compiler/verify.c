@@ -113,7 +113,7 @@ static const char *check_eltwise(Func *f, Op *op)
 		return NULL;
 	case OP_PHILOX:
 		if (op->iattr[0] < 1 || op->iattr[0] > MAX_PHILOX_ROUNDS || op->iattr[1] < 0 || op->iattr[1] > 3)
-			return "philox needs 1 to MAX_PHILOX_ROUNDS rounds and a word from 0 to 3";
+			return arena_printf(f->arena, "philox needs 1 to %d rounds and a word from 0 to 3", MAX_PHILOX_ROUNDS);
 		break;
 	case OP_SELECT:
 		if (e != TY_I1)

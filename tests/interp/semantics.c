@@ -185,13 +185,17 @@ static void test_maths(int opt, float *o, uint16_t *oh)
  * 3 + 1.5 ulp ties up to 0x4202, times 3 is 9 + 1.5 ulp, up to 0x4882;
  * in f32 it would be 9.0087890625, 0x4881 in f16);
  * defaults; nested calls; two values returned and unpacked into a loop's
- * carried variables (an online max and sum of exp over x, 8 at a time).
+ * carried variables (an online max and sum of exp over x, 8 at a time);
+ * `return g(x);` passing on g's two values; `_` dropping one; a call's
+ * values dropped as a statement.
  */
 static const char *fns =
 	"fn scale(x, s = 3.0) { return x * s; }\n"
 	"fn iota(B) { return arange(0, B); }\n"
 	"fn sq(x) { return x * x; }\n"
 	"fn sum_sq(x) { return sum(sq(x), 0); }\n"
+	"fn two(x) { return x, x + 1.0; }\n"
+	"fn fwd(x) { return two(x); }\n"
 	"fn step(m, l, x) {\n"
 	"    let m_new = maximum(m, max(x, 0));\n"
 	"    return m_new, l * exp(m - m_new) + sum(exp(x - m_new), 0);\n"
@@ -210,6 +214,13 @@ static const char *fns =
 	"    let m2, l2 = step(m, l, full([N], -inf, f32));\n"
 	"    store(o + 3, m2);\n"
 	"    store(o + 4, l2);\n"
+	"    let p, q = fwd(2.0);\n"
+	"    store(o + 5, p * q);\n"
+	"    var s = 0.0;\n"
+	"    s, _ = two(4.0);\n"
+	"    let _, _ = two(s);\n"
+	"    two(s);\n"
+	"    store(o + 6, s);\n"
 	"}\n";
 
 static void test_fns(int opt, float *o)
@@ -224,9 +235,9 @@ static void test_fns(int opt, float *o)
 	for (int i = 0; i < N; i++)
 		l += exp((double)x[i] - m);
 	uint16_t oh = 0;
-	ref_poison_f32(o, 5);
+	ref_poison_f32(o, 7);
 	ref_poison_f16(&oh, 1);
-	KArg k[] = {kbuf(o, 5 * 4), kbuf(&oh, 2), kbuf(x, sizeof x), kint(N), kfloat(1.0009765625)};
+	KArg k[] = {kbuf(o, 7 * 4), kbuf(&oh, 2), kbuf(x, sizeof x), kint(N), kfloat(1.0009765625)};
 	if (!CHECKF(run_text("fns.tile", fns, NULL, NULL, 0, opt, k, 5, 1, 1, 1) == 0, "fns: %s", run_error))
 		return;
 	CHECKF(o[0] == 140.0f, "fns (opt %d): sum of squares of 0..7 is %g, want 140", opt, (double)o[0]);
@@ -235,6 +246,8 @@ static void test_fns(int opt, float *o)
 	CHECKF(oh == 0x4882, "fns (opt %d): f16 (1 + 2^-10) * 3 * 3 stored 0x%04x, want 0x4882", opt, oh);
 	CHECKF(o[3] == m, "fns (opt %d): running max %g, want %g", opt, (double)o[3], (double)m);
 	CHECKF(fabs(o[4] - l) < 1e-5 * l, "fns (opt %d): running sum %g, want %g", opt, (double)o[4], l);
+	CHECKF(o[5] == 6.0f && o[6] == 4.0f, "fns (opt %d): forwarded values gave %g and %g, want 6 and 4", opt,
+	       (double)o[5], (double)o[6]);
 }
 
 /*
@@ -339,7 +352,7 @@ int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
 	uint16_t oh[2][4], ob[2][2];
-	float of[2][3], orf[2][12], om[2][12], ofn[2][5], orngf[2][128];
+	float of[2][3], orf[2][12], om[2][12], ofn[2][7], orngf[2][128];
 	int32_t orng[2][4 + 5 * 64], oat[2][20];
 	float oatf[2][128];
 	uint16_t omh[2][2];
