@@ -826,6 +826,40 @@ static void exec_reduce(Interp *it, Op *op)
 		}
 }
 
+/*
+ * cumsum along an axis, in the GPU's order (cg_scan.c, Hillis-Steele): at
+ * step d = 1, 2, 4, ... every element adds the one d before it (after it,
+ * reversed), so float sums round as they do there.
+ */
+static void exec_cumsum(Interp *it, Op *op)
+{
+	Tile *r = def(it, op->res[0], op->loc);
+	Tile *a = arg(it, op, 0, r->n);
+	int rank = a->type.rank, e = a->type.elem;
+	int64_t axis = op->iattr[0], outer = 1, inner = 1;
+	if (axis < 0 || axis >= rank)
+		fail(it, op->loc, "malformed IR: cumsum axis %lld of a rank-%d tile", (long long)axis, rank);
+	int64_t len = a->type.shape[axis];
+	for (int d = 0; d < axis; d++)
+		outer *= a->type.shape[d];
+	for (int d = (int)axis + 1; d < rank; d++)
+		inner *= a->type.shape[d];
+	for (int64_t i = 0; i < r->n; i++)
+		r->d[i] = a->d[i];
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t in = 0; in < inner; in++) {
+			Elt *t = r->d + o * len * inner + in;
+			for (int64_t d = 1; d < len; d *= 2) {
+				if (op->iattr[1])
+					for (int64_t j = 0; j + d < len; j++)
+						t[j * inner] = binary(OP_ADD, e, t[j * inner], t[(j + d) * inner]);
+				else
+					for (int64_t j = len - 1; j >= d; j--)
+						t[j * inner] = binary(OP_ADD, e, t[j * inner], t[(j - d) * inner]);
+			}
+		}
+}
+
 /* one element of a float dot: products and sums in f32 (f64 for f64 inputs), k ascending, no FMA
  * (the build's -std=c11 sets -ffp-contract=off, so GCC does not fuse p into s) */
 static double dot_float(int e, const Elt *a, const Elt *b, int64_t n, int64_t k, double acc)
@@ -955,6 +989,7 @@ static void exec_op(Interp *it, Op *op)
 	case OP_RMIN:
 	case OP_ARGMAX:
 	case OP_ARGMIN: exec_reduce(it, op); break;
+	case OP_CUMSUM: exec_cumsum(it, op); break;
 	case OP_DOT: exec_dot(it, op); break;
 	case OP_FOR: exec_for(it, op); break;
 	case OP_IF: exec_if(it, op); break;

@@ -680,6 +680,29 @@ static Rv reduce(L *l, Node *call, Opcode code)
 	return (Rv){r, false};
 }
 
+/* cumsum(x, axis = 0, reverse = false): running sums, accumulated as sum does (halves in f32, small ints in i32). */
+static Rv cumsum(L *l, Node *call)
+{
+	static const char *const names[] = {"x", "axis", "reverse", NULL};
+	Args a = args_of(l, call, names, 1);
+	Rv x = expr(l, a.a[0]);
+	Type t = need_tensor(l, a.a[0], x, call->name);
+	if (t.elem == TY_PTR || t.elem == TY_I1)
+		error_at(l->d, a.a[0]->loc, "'cumsum' needs numbers, got %s", tstr(l, t));
+	int ax = a.a[1] ? axis_arg(l, a.a[1], t) : 0;
+	int64_t rev = a.a[2] ? const_arg(l, a.a[2], "reverse must be a compile-time constant", false) : 0;
+	ValId v = x.v;
+	if (t.elem == TY_F16 || t.elem == TY_BF16)
+		v = cast_to(l, v, TY_F32);
+	else if (elem_bits(t.elem) < 32)
+		v = cast_to(l, v, TY_I32);
+	l->b.loc = call->loc;
+	ValId r = emit(l, OP_CUMSUM, ty(l, v), &v, 1);
+	l->f->vals[r].def->iattr[0] = ax;
+	l->f->vals[r].def->iattr[1] = rev != 0;
+	return (Rv){r, false};
+}
+
 static Rv unary_math(L *l, Node *call, Opcode code)
 {
 	static const char *const names[] = {"x", NULL};
@@ -1120,7 +1143,7 @@ static bool reserved_name(const char *s)
 	static const char *const names[] = {
 		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "atomic_add", "atomic_max",
 		"atomic_min", "atomic_xchg", "atomic_and", "atomic_or", "atomic_xor", "dot",
-		"sum", "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs",
+		"sum", "max", "min", "argmax", "argmin", "cumsum", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs",
 		"sin", "cos", "tanh", "erf", "floor", "ceil", "sigmoid", "maximum", "minimum", "clamp", "fma",
 		"where", "div_rn", "cast", "cdiv", "trans", "rand", "randn", "randint", "randint4x", "range", "inf", "nan",
 		"i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64",
@@ -1226,6 +1249,8 @@ static Rv call(L *l, Node *n)
 		return reduce(l, n, OP_ARGMAX);
 	if (!strcmp(f, "argmin"))
 		return reduce(l, n, OP_ARGMIN);
+	if (!strcmp(f, "cumsum"))
+		return cumsum(l, n);
 	static const struct { const char *name; Opcode op; } math[] = {
 		{"exp", OP_EXP}, {"exp2", OP_EXP2}, {"log", OP_LOG}, {"log2", OP_LOG2},
 		{"sqrt", OP_SQRT}, {"rsqrt", OP_RSQRT}, {"abs", OP_ABS}, {"sin", OP_SIN},

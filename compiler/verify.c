@@ -210,6 +210,18 @@ static const char *check_reduce(Func *f, Op *op)
 	return NULL;
 }
 
+static const char *check_cumsum(Func *f, Op *op)
+{
+	Type a = vtype(f, op->opnds[0]), r = vtype(f, op->res[0]);
+	if (a.rank < 1 || op->iattr[0] < 0 || op->iattr[0] >= a.rank)
+		return arena_printf(f->arena, "axis %lld out of range for rank %d", (long long)op->iattr[0], a.rank);
+	if (!type_eq(a, r))
+		return "result type is not the operand's";
+	if (a.elem != TY_I32 && a.elem != TY_I64 && a.elem != TY_F32 && a.elem != TY_F64)
+		return unsupported(f, op, a.elem);
+	return op->iattr[1] == 0 || op->iattr[1] == 1 ? NULL : "reverse must be 0 or 1";
+}
+
 static const char *check_dot(Func *f, Op *op)
 {
 	Type a = vtype(f, op->opnds[0]), b = vtype(f, op->opnds[1]), c = vtype(f, op->opnds[2]);
@@ -272,6 +284,7 @@ static const char *check_op(Func *f, Op *op)
 	case OP_LOAD:
 	case OP_STORE:
 	case OP_ATOMIC: return check_memory(f, op);
+	case OP_CUMSUM: return check_cumsum(f, op);
 	case OP_DOT: return check_dot(f, op);
 	case OP_CONVERT_LAYOUT:
 		return type_eq(vtype(f, op->opnds[0]), vtype(f, op->res[0])) ? NULL : "convert_layout changes the type";

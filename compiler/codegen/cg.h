@@ -186,6 +186,7 @@ void cg_atomic(Cg *c, Op *op);
  */
 int cg_reduce_smem_bytes(Func *f, Op *op);
 void cg_reduce(Cg *c, Op *op);
+void cg_scan(Cg *c, Op *op);
 LLVMValueRef cg_shfl_xor(Cg *c, LLVMValueRef v, int lane_mask);
 
 void cg_convert_layout(Cg *c, Op *op);

@@ -791,6 +791,7 @@ static void emit_op(Cg *c, Op *op)
 		return;
 	}
 	switch (op->code) {
+	case OP_CUMSUM: cg_scan(c, op); break;
 	case OP_CONST: cg_const(c, op); break;
 	case OP_SPLAT: cg_splat(c, op); break;
 	case OP_ARANGE: cg_arange(c, op); break;

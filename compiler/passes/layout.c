@@ -279,6 +279,8 @@ static int want(LayoutPass *p, Op *op, int i, int R)
 		return R;
 	Layout l;
 	switch (op->code) {
+	case OP_CUMSUM:
+		return R;
 	case OP_DOT:
 		return dot_operand(p, op, i, R);
 	case OP_EXPAND_DIMS:
@@ -312,6 +314,8 @@ static int implied(LayoutPass *p, Op *op)
 		l = layout_expand(&f->layouts[s], (int)op->iattr[0]);
 	else if (op->code == OP_TRANS && s >= 0)
 		l = layout_trans(&f->layouts[s]);
+	else if (op->code == OP_CUMSUM)
+		return s;
 	else if (op_has(op->code, F_ELTWISE)) {
 		for (int i = 0; i < op->nopnds; i++)
 			if (is_tensor(f, op->opnds[i]) && lay(f, op->opnds[i]) >= 0)

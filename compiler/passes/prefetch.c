@@ -57,7 +57,8 @@ static bool is_body_arg(Func *f, ValId v, Block *body)
 /* Cheap to compute twice more: no memory, no reduction, no region. */
 static bool recomputable(const Op *op)
 {
-	return op_has(op->code, F_PURE) && !op_has(op->code, F_REDUCE) && op->code != OP_LOAD &&
+	return op_has(op->code, F_PURE) && !op_has(op->code, F_REDUCE) && op->code != OP_CUMSUM &&
+	       op->code != OP_LOAD &&
 	       op->code != OP_DOT && op->nblocks == 0 && op->nres == 1;
 }
 

@@ -60,6 +60,8 @@ static int warps_in_axis(const Layout *l, int axis)
  * CONVERT_LAYOUT: the whole tile, numel x element bytes (pointers 8); none
  * when the two layouts put every element in the same thread (codegen then
  * renames registers).
+ * CUMSUM: the whole tile, numel x element bytes (i32, i64, f32, f64), as
+ * cg_scan.c keeps every element at its flat index.
  * A reduction with w > 0 warp columns in the reduced axis (else shuffles
  * finish it in registers): one slot per (warp along the axis, result
  * element), 2^w x result numel (1 for a scalar) x slot, where the slot is
@@ -80,6 +82,10 @@ static int64_t scratch_bytes(Func *f, Op *op)
 		if (src->layout >= 0 && res->layout >= 0 &&
 		    layout_same_threads(&f->layouts[src->layout], &f->layouts[res->layout]))
 			return 0;
+		return type_numel(t) * elem_bytes(t.elem);
+	}
+	if (op->code == OP_CUMSUM) {
+		Type t = vtype(f, op->res[0]);
 		return type_numel(t) * elem_bytes(t.elem);
 	}
 	if (!op_has(op->code, F_REDUCE))

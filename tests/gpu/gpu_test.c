@@ -792,6 +792,66 @@ static void case_atomics(int n, int buckets)
 }
 
 /*
+ * cumsum of an R x C tile along one axis, forward or reversed: f32 against
+ * the running sums in double (within 4 ulp per step of log2 n of the prefix's
+ * magnitude), i32 (8x the value, truncated) exactly; the interpreter adds in
+ * the GPU's order, so the two agree bit for bit.
+ */
+static const char *scan_src =
+	"kernel scan(o: *f32, oi: *i32, x: *f32, R: const i32 = 1, C: const i32 = 1024, AXIS: const i32 = 1,\n"
+	"            REV: const i32 = 0) {\n"
+	"    let at = arange(0, R)[:, None] * C + arange(0, C)[None, :];\n"
+	"    let t = load(x + at);\n"
+	"    store(o + at, cumsum(t, AXIS, REV));\n"
+	"    store(oi + at, cumsum(cast(t * 8.0, i32), axis = AXIS, reverse = REV));\n"
+	"}\n";
+
+static void case_scan(int rows, int cols, int axis, int rev, int warps)
+{
+	if (!want("scan"))
+		return;
+	Case c;
+	start(&c, "scan %dx%d axis=%d%s warps=%d", rows, cols, axis, rev ? " reverse" : "", warps);
+	size_t n = (size_t)rows * cols;
+	float *x = xmalloc(4 * n), *o = xmalloc(4 * n);
+	int32_t *oi = xmalloc(4 * n);
+	fill_f32(x, n, -1, 1);
+	Buf bufs[] = {{o, 4 * n, OUT}, {oi, 4 * n, OUT}, {x, 4 * n, IN}};
+	Launch l = {.file = "scan.tile", .src = scan_src, .kernel = "scan",
+	            .defs = {{"R", rows}, {"C", cols}, {"AXIS", axis}, {"REV", rev}}, .ndefs = 4, .num_warps = warps,
+	            .grid = 1, .args = {ABUF(0), ABUF(1), ABUF(2)}, .nargs = 3, .bufs = bufs, .nbufs = 3};
+	void *ir[3] = {NULL, NULL, NULL};
+	if (run_both(&c, &l, true, ir)) {
+		int len = axis ? cols : rows, steps = 0;
+		while ((1 << steps) < len)
+			steps++;
+		double worst = 0;
+		for (int a = 0; a < (axis ? rows : cols) && !c.failed; a++) {
+			double s = 0, mag = 0;
+			int32_t si = 0;
+			for (int k = 0; k < len && !c.failed; k++) {
+				int j = rev ? len - 1 - k : k;
+				size_t at = axis ? (size_t)a * cols + j : (size_t)j * cols + a;
+				s += x[at], mag += fabs(x[at]), si += (int32_t)(x[at] * 8.0f);
+				double tol = (4.0 * steps + 1) * 0x1p-24 * mag, e = fabs(o[at] - s) / tol;
+				if (!(e <= 1.0) && tol > 0)
+					fail(&c, "f32 at %zu: %.9g, want %.9g", at, (double)o[at], s);
+				else if (tol > 0 && e > worst)
+					worst = e;
+				if (oi[at] != si)
+					fail(&c, "i32 at %zu: %d, want %d", at, oi[at], si);
+			}
+		}
+		c.maxerr = worst;
+		if (ir[0] && (memcmp(ir[0], o, 4 * n) != 0 || memcmp(ir[1], oi, 4 * n) != 0))
+			fail(&c, "the interpreter's running sums differ from the GPU's");
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 3);
+	free(x), free(o), free(oi);
+}
+
+/*
  * rope.tile: tokens x heads rows of 2 * half, `per` to a program, positions up to maxpos (a
  * million and more reach sin and cos's long reduction).  The angle is the
  * kernel's one f32 product; the rest in double.
@@ -1827,6 +1887,14 @@ static void run_all(void)
 	case_random(3000, -7);
 	if (large)
 		case_random(1 << 22, 20261123);
+	case_scan(1, 1024, 1, 0, 4);
+	case_scan(1, 1024, 1, 1, 4);
+	case_scan(1, 4096, 1, 0, 8);
+	case_scan(1, 32, 1, 0, 1);
+	case_scan(16, 64, 1, 0, 4);
+	case_scan(16, 64, 0, 1, 4);
+	case_scan(64, 32, 0, 0, 8);
+	case_scan(4, 256, 1, 1, 2);
 	case_atomics(5000, 16);
 	case_atomics(1 << 16, 1);
 	if (large)

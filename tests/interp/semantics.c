@@ -6,7 +6,7 @@
  * every op (round to nearest even), bf16 storage, reductions with argmax's
  * first index; if/else in a loop and atomic_add's old value; the math
  * functions (libm's f32 ones, fma rounded once, floor and ceil folded
- * exactly, clamp); fn helpers; random numbers; the atomics.  Runs at opt 0 and opt 1, which must agree.
+ * exactly, clamp); fn helpers; random numbers; the atomics; cumsum.  Runs at opt 0 and opt 1, which must agree.
  */
 #include "run.h"
 
@@ -348,13 +348,68 @@ static void test_atomics(int opt, int32_t *o, float *f)
 		       opt, i, (double)f[i], (double)f[64 + i]);
 }
 
+/*
+ * cumsum: along either axis of a 2-D tile and of a 1-D one, forward and
+ * reversed, ints (exact) and floats holding small integers (exact in any
+ * order); f16 input accumulates in f32, as sum does.
+ */
+static const char *scans =
+	"kernel scans(o: *i32, of: *f32, x: *i32) {\n"
+	"    let r = arange(0, 8);\n"
+	"    let c = arange(0, 16);\n"
+	"    let t = load(x + r[:, None] * 16 + c[None, :]);\n"
+	"    let at = r[:, None] * 16 + c[None, :];\n"
+	"    store(o + at, cumsum(t, 1));\n"
+	"    store(o + 128 + at, cumsum(t, axis = 0, reverse = true));\n"
+	"    store(of + at, cumsum(cast(t, f32), 0));\n"
+	"    store(of + 128 + c, cumsum(cast(load(x + c), f16), reverse = true));\n"
+	"}\n";
+
+static void test_scans(int opt, int32_t *o, float *of)
+{
+	int32_t x[128], want[256];
+	float wantf[144];
+	for (int i = 0; i < 128; i++)
+		x[i] = (int32_t)((i * 37) % 23) - 11;
+	for (int r = 0; r < 8; r++)
+		for (int c = 0; c < 16; c++) {
+			int32_t s = 0, u = 0;
+			float f = 0;
+			for (int k = 0; k <= c; k++)
+				s += x[r * 16 + k];
+			for (int k = r; k < 8; k++)
+				u += x[k * 16 + c];
+			for (int k = 0; k <= r; k++)
+				f += (float)x[k * 16 + c];
+			want[r * 16 + c] = s, want[128 + r * 16 + c] = u, wantf[r * 16 + c] = f;
+		}
+	for (int c = 0; c < 16; c++) {
+		float f = 0;
+		for (int k = c; k < 16; k++)
+			f += (float)x[k];
+		wantf[128 + c] = f;
+	}
+	ref_poison_bytes(o, 256 * 4);
+	ref_poison_f32(of, 144);
+	KArg k[] = {kbuf(o, 256 * 4), kbuf(of, 144 * 4), kbuf(x, sizeof x)};
+	if (!CHECKF(run_text("scans.tile", scans, NULL, NULL, 0, opt, k, 3, 1, 1, 1) == 0, "scans: %s", run_error))
+		return;
+	int bad = 0;
+	for (int i = 0; i < 256; i++)
+		bad += o[i] != want[i];
+	for (int i = 0; i < 144; i++)
+		bad += of[i] != wantf[i];
+	CHECKF(bad == 0, "scans (opt %d): %d of 400 running sums wrong", opt, bad);
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
 	uint16_t oh[2][4], ob[2][2];
 	float of[2][3], orf[2][12], om[2][12], ofn[2][7], orngf[2][128];
 	int32_t orng[2][4 + 5 * 64], oat[2][20];
-	float oatf[2][128];
+	float oatf[2][128], oscf[2][144];
+	int32_t osc[2][256];
 	uint16_t omh[2][2];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
@@ -365,7 +420,9 @@ int main(void)
 		test_fns(opt, ofn[opt]);
 		test_rng(opt, orng[opt], orngf[opt]);
 		test_atomics(opt, oat[opt], oatf[opt]);
+		test_scans(opt, osc[opt], oscf[opt]);
 	}
+	check_same("scans", osc[0], osc[1], sizeof osc[0]);
 	check_same("atomics", oat[0], oat[1], sizeof oat[0]);
 	check_same("rng", orng[0], orng[1], sizeof orng[0]);
 	check_same("rng f32", orngf[0], orngf[1], sizeof orngf[0]);
