@@ -827,9 +827,10 @@ static void exec_reduce(Interp *it, Op *op)
 }
 
 /*
- * cumsum along an axis, in the GPU's order (cg_scan.c, Hillis-Steele): at
- * step d = 1, 2, 4, ... every element adds the one d before it (after it,
- * reversed), so float sums round as they do there.
+ * cumsum along an axis, in the GPU's order (cg_scan.c): each element keeps
+ * its running sum within its block of 2^j positions and the block's sum;
+ * for j = 0, 1, ... blocks merge with the one that differs in bit j, the
+ * upper (lower, reversed) adding the partner's sum to its running sum.
  */
 static void exec_cumsum(Interp *it, Op *op)
 {
@@ -840,22 +841,33 @@ static void exec_cumsum(Interp *it, Op *op)
 	if (axis < 0 || axis >= rank)
 		fail(it, op->loc, "malformed IR: cumsum axis %lld of a rank-%d tile", (long long)axis, rank);
 	int64_t len = a->type.shape[axis];
+	if (!is_pow2(len))
+		fail(it, op->loc, "malformed IR: cumsum over %lld elements, not a power of two", (long long)len);
 	for (int d = 0; d < axis; d++)
 		outer *= a->type.shape[d];
 	for (int d = (int)axis + 1; d < rank; d++)
 		inner *= a->type.shape[d];
-	for (int64_t i = 0; i < r->n; i++)
-		r->d[i] = a->d[i];
+	if (it->capscratch < 2 * len) {
+		free(it->scratch);
+		it->scratch = malloc((size_t)(2 * len) * sizeof(Elt));
+		if (!it->scratch)
+			fail(it, op->loc, "out of memory");
+		it->capscratch = 2 * len;
+	}
+	Elt *tot = it->scratch, *part = it->scratch + len;
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t in = 0; in < inner; in++) {
-			Elt *t = r->d + o * len * inner + in;
-			for (int64_t d = 1; d < len; d *= 2) {
-				if (op->iattr[1])
-					for (int64_t j = 0; j + d < len; j++)
-						t[j * inner] = binary(OP_ADD, e, t[j * inner], t[(j + d) * inner]);
-				else
-					for (int64_t j = len - 1; j >= d; j--)
-						t[j * inner] = binary(OP_ADD, e, t[j * inner], t[(j - d) * inner]);
+			Elt *pre = r->d + o * len * inner + in;
+			for (int64_t p = 0; p < len; p++)
+				pre[p * inner] = tot[p] = a->d[(o * len + p) * inner + in];
+			for (int64_t b = 1; b < len; b *= 2) {
+				for (int64_t p = 0; p < len; p++)
+					part[p] = tot[p ^ b];
+				for (int64_t p = 0; p < len; p++) {
+					if (((p & b) != 0) != (op->iattr[1] != 0))
+						pre[p * inner] = binary(OP_ADD, e, pre[p * inner], part[p]);
+					tot[p] = binary(OP_ADD, e, tot[p], part[p]);
+				}
 			}
 		}
 }

@@ -1,34 +1,47 @@
 /*
- * cg_scan.c: cumsum along one axis, through shared memory, for any layout.
+ * cg_scan.c: cumsum along one axis, as a merge over the bits of the
+ * position along it (a butterfly, as Triton's scan within a warp).
  *
- * Every element goes to scratch at its flat index; then, for d = 1, 2, 4,
- * ... below the axis's length, each thread reads for each of its elements
- * the one d places back along the axis (d places on, reversed) and adds it
- * to its running value, and writes the running values back for the next
- * step (Hillis and Steele's scan).  All reads of a step come before any
- * write of it: cg_smem_access puts a bar.sync between the two phases and
- * between steps.  The running values stay in registers in the source's
- * layout, which is the result's.  log2(n) steps of one shared load and one
- * store per element: simple, and for the tiles a kernel scans (a few
- * thousand elements) a small part of its time.  The interpreter adds in
- * the same order (exec_cumsum), so float results agree bit for bit.
+ * Each element keeps `pre`, its running sum within its block of 2^j
+ * positions, and `tot`, that block's sum.  For j = 0, 1, ... every block
+ * meets the one with bit j flipped: both add the partner's tot to their
+ * own, and the upper block (the lower one, reversed) also adds it to pre.
+ * Where bit j of the position lies decides how the partner's tot arrives:
+ *
+ *  - a register column: another register of this thread, free;
+ *  - a lane column: shfl.sync.bfly over that lane bit;
+ *  - anything else (a warp column, a column that mixes bits): through
+ *    shared memory, every element's tot at its flat index, then a read at
+ *    the flat index with the bit flipped; cg_smem_access puts the barriers.
+ *
+ * Registers that differ only in bits already merged share one tot, so the
+ * shuffles and shared loads are made once for them.  The order of the adds
+ * depends only on the positions, not on the layout, and the interpreter
+ * makes the same ones (exec_cumsum): float results agree bit for bit.
  */
 #include "cg.h"
 
-/* Element registers of v, one per element: the writes of the owners of l's elements. */
-static void write_all(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, LLVMValueRef *v, int n, uint32_t zm,
-		      ElemKind e)
+/* Every element's tot at its flat index in scratch, by the owners of l's elements. */
+static void write_tots(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, LLVMValueRef *tot, int n, uint32_t zm,
+		       ElemKind e)
 {
-	int32_t eb = elem_bytes(e);
 	cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
 	LLVMBasicBlockRef after = cg_owner_begin(c, l);
 	for (int r = 0; r < n; r++) {
 		if (r & zm)
 			continue;
-		LLVMValueRef off = LLVMBuildMul(c->b, flat[r], cg_i32c(c, eb), "");
-		LLVMBuildStore(c->b, v[r], cg_smem_ptr(c, op->smem_offset, off));
+		LLVMValueRef off = LLVMBuildMul(c->b, flat[r], cg_i32c(c, elem_bytes(e)), "");
+		LLVMBuildStore(c->b, tot[r], cg_smem_ptr(c, op->smem_offset, off));
 	}
 	cg_owner_end(c, after);
+}
+
+static int column_index(const uint32_t *cols, int n, uint32_t bit)
+{
+	for (int i = 0; i < n; i++)
+		if (cols[i] == bit)
+			return i;
+	return -1;
 }
 
 void cg_scan(Cg *c, Op *op)
@@ -41,42 +54,62 @@ void cg_scan(Cg *c, Op *op)
 	int shift = 0;
 	for (int d = t.rank - 1; d > axis; d--)
 		shift += ilog2((uint64_t)t.shape[d]);
-	int32_t len = t.shape[axis];
+	int bits = ilog2((uint64_t)t.shape[axis]);
 	const Layout *l = cg_layout(c, src);
 	int n = cg_nregs(c, src);
-	int64_t need = type_numel(t) * elem_bytes(e);
-	if (op->smem_bytes < need)
-		die("codegen: cumsum has %d bytes of scratch, needs %lld", op->smem_bytes, (long long)need);
-	uint32_t zm = cg_zeromask(l->reg, l->nreg);
+	uint32_t zm = cg_zeromask(l->reg, l->nreg), merged = 0; /* register bits merged so far */
 	LLVMValueRef ti = cg_thread_index(c, l);
-	LLVMValueRef *flat = NEWN(c->f->arena, LLVMValueRef, n), *pos = NEWN(c->f->arena, LLVMValueRef, n);
-	LLVMValueRef *v = NEWN(c->f->arena, LLVMValueRef, n);
+	LLVMValueRef *flat = NEWN(c->f->arena, LLVMValueRef, n), *pre = NEWN(c->f->arena, LLVMValueRef, n);
+	LLVMValueRef *tot = NEWN(c->f->arena, LLVMValueRef, n), *part = NEWN(c->f->arena, LLVMValueRef, n);
 	for (int r = 0; r < n; r++) {
 		flat[r] = cg_flat_index(c, l, ti, (uint32_t)r);
-		pos[r] = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, flat[r], cg_i32c(c, shift), ""), cg_i32c(c, len - 1), "");
-		v[r] = c->regs[src][r];
+		pre[r] = tot[r] = c->regs[src][r];
 	}
 	LLVMTypeRef mt = cg_mem_type(c, e);
 	bool fusion = c->f->fp_fusion;
-	c->f->fp_fusion = false; /* adds only; nothing to contract, and the interpreter's order */
-	for (int32_t d = 1; d < len; d *= 2) {
-		write_all(c, op, l, flat, v, n, zm, e);
-		cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
+	c->f->fp_fusion = false; /* adds only, in the interpreter's order */
+	for (int j = 0; j < bits; j++) {
+		uint32_t bit = 1u << (shift + j);
+		int ri = column_index(l->reg, l->nreg, bit), li = ri < 0 ? column_index(l->lane, l->nlane, bit) : -1;
+		if (ri < 0 && li < 0) {
+			if (op->smem_bytes < type_numel(t) * elem_bytes(e))
+				die("codegen: cumsum has %d bytes of scratch, needs %lld", op->smem_bytes,
+				    (long long)(type_numel(t) * elem_bytes(e)));
+			write_tots(c, op, l, flat, tot, n, zm, e);
+			cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
+		}
+		for (int r = 0; r < n; r++) {
+			int rep = r & ~(int)merged;
+			if (r & zm)
+				continue;
+			if (ri >= 0)
+				part[r] = tot[r ^ (1 << ri)];
+			else if (rep != r)
+				part[r] = part[rep];
+			else if (li >= 0)
+				part[r] = cg_shfl_xor(c, tot[r], 1 << li);
+			else {
+				LLVMValueRef at = LLVMBuildXor(c->b, flat[r], cg_i32c(c, bit), "");
+				LLVMValueRef off = LLVMBuildMul(c->b, at, cg_i32c(c, elem_bytes(e)), "");
+				part[r] = LLVMBuildLoad2(c->b, mt, cg_smem_ptr(c, op->smem_offset, off), "");
+			}
+		}
 		for (int r = 0; r < n; r++) {
 			if (r & zm)
 				continue;
-			LLVMValueRef ok = rev ? LLVMBuildICmp(c->b, LLVMIntULT, pos[r], cg_i32c(c, len - d), "")
-			                      : LLVMBuildICmp(c->b, LLVMIntUGE, pos[r], cg_i32c(c, d), "");
-			LLVMValueRef step = cg_i32c(c, (int64_t)d << shift);
-			LLVMValueRef other = rev ? LLVMBuildAdd(c->b, flat[r], step, "") : LLVMBuildSub(c->b, flat[r], step, "");
-			LLVMValueRef at = LLVMBuildSelect(c->b, ok, other, flat[r], "");
-			LLVMValueRef off = LLVMBuildMul(c->b, at, cg_i32c(c, elem_bytes(e)), "");
-			LLVMValueRef x = LLVMBuildLoad2(c->b, mt, cg_smem_ptr(c, op->smem_offset, off), "");
-			v[r] = LLVMBuildSelect(c->b, ok, cg_binary(c, OP_ADD, e, v[r], x), v[r], "");
+			LLVMValueRef set = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, flat[r], cg_i32c(c, bit), ""),
+			                                 cg_i32c(c, 0), "");
+			LLVMValueRef take = rev ? LLVMBuildNot(c->b, set, "") : set;
+			pre[r] = LLVMBuildSelect(c->b, take, cg_binary(c, OP_ADD, e, pre[r], part[r]), pre[r], "");
 		}
+		for (int r = 0; r < n; r++)
+			if (!(r & zm))
+				tot[r] = cg_binary(c, OP_ADD, e, tot[r], part[r]);
+		if (ri >= 0)
+			merged |= 1u << ri;
 	}
 	c->f->fp_fusion = fusion;
 	LLVMValueRef *out = cg_new_regs(c, res);
 	for (int r = 0; r < n; r++)
-		out[r] = v[r & ~zm];
+		out[r] = pre[r & ~zm];
 }

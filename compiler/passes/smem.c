@@ -55,13 +55,33 @@ static int warps_in_axis(const Layout *l, int axis)
 	return n;
 }
 
+/* Every bit of the position along axis is one register or lane column of l. */
+static bool scan_in_warp(const Layout *l, int axis)
+{
+	int lo = 0;
+	for (int d = axis + 1; d < l->rank; d++)
+		lo += ilog2((uint64_t)l->shape[d]);
+	for (int j = 0; j < ilog2((uint64_t)l->shape[axis]); j++) {
+		bool found = false;
+		for (int i = 0; i < l->nreg; i++)
+			found |= l->reg[i] == 1u << (lo + j);
+		for (int i = 0; i < l->nlane; i++)
+			found |= l->lane[i] == 1u << (lo + j);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 /*
  * Bytes of scratch op needs.
  * CONVERT_LAYOUT: the whole tile, numel x element bytes (pointers 8); none
  * when the two layouts put every element in the same thread (codegen then
  * renames registers).
- * CUMSUM: the whole tile, numel x element bytes (i32, i64, f32, f64), as
- * cg_scan.c keeps every element at its flat index.
+ * CUMSUM: the whole tile, numel x element bytes (i32, i64, f32, f64), for
+ * cg_scan.c's steps across warps (each element's block sum at its flat
+ * index); none when every bit of the position along the axis is a register
+ * or lane column of the layout (the scan stays within each warp).
  * A reduction with w > 0 warp columns in the reduced axis (else shuffles
  * finish it in registers): one slot per (warp along the axis, result
  * element), 2^w x result numel (1 for a scalar) x slot, where the slot is
@@ -86,6 +106,9 @@ static int64_t scratch_bytes(Func *f, Op *op)
 	}
 	if (op->code == OP_CUMSUM) {
 		Type t = vtype(f, op->res[0]);
+		Value *src = val(f, op->opnds[0]);
+		if (src->layout >= 0 && scan_in_warp(&f->layouts[src->layout], (int)op->iattr[0]))
+			return 0;
 		return type_numel(t) * elem_bytes(t.elem);
 	}
 	if (!op_has(op->code, F_REDUCE))
