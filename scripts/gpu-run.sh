@@ -22,8 +22,8 @@
 #              bench/attention.py, plain and causal, and
 #              bench/attention_backward.py (vs Triton and torch SDPA) and
 #              bench/layernorm_backward.py, bench/softmax_persistent.py and
-#              bench/rope.py and bench/dropout.py (vs Triton and torch; all
-#              into bench.log)
+#              bench/rope.py, bench/dropout.py and bench/cumsum.py (vs Triton
+#              and torch; all into bench.log)
 # Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
 # bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
 # Prints a summary last.  Exit status 1 if any step failed.  The run stays
@@ -194,6 +194,7 @@ step bench 90 python3 bench/layernorm_backward.py
 step bench 90 python3 bench/softmax_persistent.py
 step bench 100 python3 bench/rope.py
 step bench 90 python3 bench/dropout.py
+step bench 60 python3 bench/cumsum.py
 
 summary+=("GPU: $gpu")
 summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")
