@@ -29,7 +29,8 @@ along any axis broadcast back into the tile, reductions of reductions,
 argmax/argmin, trans, if/else on runtime scalars and on constexpr flags;
 masked loads with `other` through plain, reversed, gathered, strided,
 shifted and broadcast index maps, masked stores with holes in the mask,
-atomic adds (many lanes to a few addresses too) and integer atomic max, min, or, xor; tiles of 1 to 8192
+atomic adds (many lanes to a few addresses too) and integer atomic max, min, or, xor;
+cumsum along any axis, forward and reversed; tiles of 1 to 8192
 elements (1x256, 256x2, 4x1x64, ...), grids over all three axes, 1 to 32
 warps, constexprs given by default or by define.  While an expression is
 built each value carries the interval its elements can take, so only
@@ -836,6 +837,52 @@ def reduce_group(fn, dt, v, e, warps, tile_n):
     return s, (math.fsum(e) if e else 0.0) + k * U[dt] * a + FLOOR[dt] * n
 
 
+class Scan(Node):
+    """cumsum along an axis, forward or reversed (keyword or positional), typed as sum."""
+
+    def __init__(self, a, axis, rev, style=0):
+        self.a, self.axis, self.rev, self.style = a, axis, rev, style
+        n = a.shape[axis]
+        dt = 'f32' if a.dt in ('f16', 'bf16') else 'i32' if a.dt in ('i1', 'i8', 'i16') else a.dt
+        lo, hi = min(a.lo, n * a.lo), max(a.hi, n * a.hi)
+        self.setup(a.shape, dt, lo, hi)
+
+    def src(self):
+        if self.style == 1:
+            return 'cumsum(%s, axis=%d, reverse=%s)' % (self.a.src(), self.axis, 'true' if self.rev else 'false')
+        return 'cumsum(%s, %d%s)' % (self.a.src(), self.axis, ', true' if self.rev else '')
+
+    def ev(self, cx):
+        t = convert(self.a.ev(cx), self.dt)
+        shape, ax = t.shape, self.axis
+        n, inner = shape[ax], numel(shape[ax + 1:])
+        v, e = [0.0] * len(t.v), [0.0] * len(t.v)
+        for o in range(numel(shape[:ax])):
+            for i in range(inner):
+                idx = [o * n * inner + j * inner + i for j in range(n)]
+                if self.rev:
+                    idx.reverse()
+                for k in range(n):
+                    pre = [t.v[j] for j in idx[:k + 1]]
+                    v[idx[k]], e[idx[k]] = scan_prefix(self.dt, pre, [t.e[j] for j in idx[:k + 1]] if t.e else None, n)
+        return T(self.shape, self.dt, v, e if any(e) else None)
+
+
+def scan_prefix(dt, v, e, n):
+    """One running sum of cumsum (the butterfly over log2 n bits, cg_scan.c): its value and error bound."""
+    if dt not in FLOATS:
+        return sum(v), (sum(e) if e else 0.0)
+    a = math.fsum(map(abs, v))
+    if math.isinf(a):
+        raise Reject('cumsum over inf')
+    s = math.fsum(v)
+    if not e:
+        d = max(x.as_integer_ratio()[1] for x in v)
+        if a * d < 2 ** (53 if dt == 'f64' else 24):
+            return s, 0.0
+    return s, (math.fsum(e) if e else 0.0) + (2 * n.bit_length() + 4) * U[dt] * a + FLOOR[dt] * n
+
+
 class Dot(Node):
     """dot(a, b[, acc][, allow_tf32=true]): [M, K] x [K, N] (+ [M, N]) in f32 (float inputs) or i32."""
 
@@ -1242,9 +1289,9 @@ class Kernel:
         if depth <= 0 or r.random() < 0.2:
             return self.leaf(leaves)
         for _ in range(8):
-            k = r.choices(['bin', 'un', 'minmax', 'where', 'cast', 'reduce', 'reduce2', 'idx'],
+            k = r.choices(['bin', 'un', 'minmax', 'where', 'cast', 'reduce', 'reduce2', 'idx', 'scan'],
                           [30, 16, 7, 7, 6, 10 if reducible else 0, 3 if reducible and len(shape) >= 2 else 0,
-                           2])[0]
+                           2, 3 if reducible else 0])[0]
             n = self.try_expr(k, leaves, shape, depth)
             n = self.ok(n, shape)
             if n is not None:
@@ -1306,6 +1353,11 @@ class Kernel:
             if a is None or a.shape != () or a.weak:
                 return None
             return Index(a, [None])
+        if k == 'scan' and len(shape) >= 1:
+            a = sub()
+            if a.weak or a.shape == () or a.ninf or numel(a.shape) > 1024:
+                return None
+            return Scan(a, r.randrange(len(a.shape)), r.random() < 0.3, r.choice([0, 1]))
         if k in ('reduce', 'reduce2') and len(shape) >= 1:
             a = sub()
             if a.weak or a.shape == () or a.ninf:
