@@ -9,7 +9,6 @@ round draws fresh x, fills the output with NaN, checks every contestant against 
 flushed).  GB/s counts x read and out written.
 """
 import os
-import statistics
 import sys
 import tempfile
 
@@ -20,7 +19,7 @@ import triton.language as tl  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
-from ptx_ab import fresh_rounds, pick_config, print_rates  # noqa: E402
+from ptx_ab import fresh_rounds, pick_config, print_rates, ratio_line  # noqa: E402
 
 SHAPES = [(4096, 1024), (4096, 4096), (16384, 256)]
 WARPS = [1, 2, 4, 8, 16]
@@ -92,8 +91,7 @@ def one(rows, n, rounds):
     runs = {"tilec": (tilec_fn(p, t_w), None), "triton": (triton_fn(p, r_w), None)}
     got = fresh_rounds(p, runs, lambda: {"torch": torch_fn(p)}, rounds, REPS)
     print_rates(got, "GB/s", "torch")
-    med = {k: statistics.median(v) for k, v in got.items()}
-    print(f"ratios: tilec/triton {med['tilec'] / med['triton']:.3f}, tilec/torch {med['tilec'] / med['torch']:.3f}")
+    print(ratio_line(got))
 
 
 def main():

@@ -18,7 +18,6 @@ computed here in torch's int64 arithmetic, maps above p, and the kept values are
 printed: whether tilec's and Triton's outputs are equal bit for bit.
 """
 import os
-import statistics
 import sys
 import tempfile
 
@@ -29,7 +28,7 @@ import torch.nn.functional as F  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
-from ptx_ab import fresh_rounds, pick_config, print_rates  # noqa: E402
+from ptx_ab import fresh_rounds, pick_config, print_rates, ratio_line  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples", "dropout.tile")
 SHAPES = [("dropout", 1 << 27, 0.5), ("dropout", 1 << 22, 0.1), ("dropout_add", 1 << 27, 0.1)]
@@ -149,9 +148,7 @@ def one(kind, n, prob, rounds):
     runs = {"tilec": (tilec_dropout(p, t_w), None), "triton": (triton_dropout(p, r_w), None)}
     got = fresh_rounds(p, runs, lambda: {"torch": torch_dropout(p)}, rounds, REPS)
     print_rates(got, "GB/s", "torch")
-    med = {k: statistics.median(v) for k, v in got.items()}
-    print(f"ratios: tilec/triton {med['tilec'] / med['triton']:.3f}, tilec/torch {med['tilec'] / med['torch']:.3f}; "
-          f"tilec and triton equal bit for bit: {same_bits(p, t_w, r_w)}")
+    print(f"{ratio_line(got)}; tilec and triton equal bit for bit: {same_bits(p, t_w, r_w)}")
 
 
 def main():

@@ -194,6 +194,12 @@ def print_rates(got, unit, ref, width=16):
         print(f"{name:<{width}} {m:9.1f} {min(v):7.1f} {max(v):7.1f} {m / t:{max(8, len(ref) + 1)}.3f}")
 
 
+def ratio_line(got):
+    """'ratios: tilec/triton R, tilec/torch R' of the medians over the rounds in got (fresh_rounds')."""
+    med = {k: statistics.median(v) for k, v in got.items()}
+    return f"ratios: tilec/triton {med['tilec'] / med['triton']:.3f}, tilec/torch {med['tilec'] / med['torch']:.3f}"
+
+
 def fresh_rounds(p, runs, per_round, rounds, reps):
     """`rounds` rounds, each on fresh inputs (p.draw()): every contestant checked once (p.check(name, fn,
     out)), then timed (probe.bench over p.nbytes(): GB/s, median of `reps` calls).  runs: name -> (fn, out);

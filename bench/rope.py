@@ -20,7 +20,6 @@ against f64 (the angle rounded to f32 as the kernels compute it), then times it:
 between CUDA events, L2 flushed before each.  GB/s counts x read and out written.
 """
 import os
-import statistics
 import sys
 import tempfile
 
@@ -30,7 +29,7 @@ import torch  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
-from ptx_ab import exit_unless_close, fresh_rounds, pick_config, print_rates  # noqa: E402
+from ptx_ab import exit_unless_close, fresh_rounds, pick_config, print_rates, ratio_line  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dsl_examples", "rope.tile")
 SHAPES = [(4096, 32, 64, 0), (16384, 32, 64, 0), (4096, 32, 64, 1 << 20), (4096, 8, 32, 0)]
@@ -99,8 +98,7 @@ def one(tokens, heads, half, maxpos, rounds):
     runs = {"tilec": (tilec_rope(p, t_w), None), "triton": (triton_rope(p, r_w), None)}
     got = fresh_rounds(p, runs, lambda: {"torch": torch_rope(p)}, rounds, REPS)
     print_rates(got, "GB/s", "torch")
-    med = {k: statistics.median(v) for k, v in got.items()}
-    print(f"ratios: tilec/triton {med['tilec'] / med['triton']:.3f}, tilec/torch {med['tilec'] / med['torch']:.3f}")
+    print(ratio_line(got))
 
 
 def main():

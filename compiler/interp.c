@@ -791,37 +791,53 @@ static int64_t arg_extreme(int code, int e, const Elt *t, int64_t len)
 	return best;
 }
 
+/* a's elements along op's axis (iattr[0]): outer x length x inner; returns the length. */
+static int64_t axis_split(Interp *it, Op *op, const Tile *a, int64_t *outer, int64_t *inner)
+{
+	int rank = a->type.rank;
+	int64_t axis = op->iattr[0];
+	if (axis < 0 || axis >= rank)
+		fail(it, op->loc, "malformed IR: %s axis %lld of a rank-%d tile", op_info[op->code].text, (long long)axis,
+		     rank);
+	*outer = *inner = 1;
+	for (int d = 0; d < axis; d++)
+		*outer *= a->type.shape[d];
+	for (int d = (int)axis + 1; d < rank; d++)
+		*inner *= a->type.shape[d];
+	return a->type.shape[axis];
+}
+
+/* it->scratch with room for n elements. */
+static Elt *scratch(Interp *it, int64_t n, Loc loc)
+{
+	if (it->capscratch < n) {
+		free(it->scratch);
+		it->scratch = malloc((size_t)n * sizeof(Elt));
+		if (!it->scratch)
+			fail(it, loc, "out of memory");
+		it->capscratch = n;
+	}
+	return it->scratch;
+}
+
 static void exec_reduce(Interp *it, Op *op)
 {
 	Tile *r = def(it, op->res[0], op->loc);
 	Tile *a = arg(it, op, 0, -1);
-	int rank = a->type.rank, e = a->type.elem;
-	int64_t axis = op->iattr[0], outer = 1, inner = 1;
-	if (axis < 0 || axis >= rank)
-		fail(it, op->loc, "malformed IR: reduction axis %lld of a rank-%d tile", (long long)axis, rank);
-	int64_t len = a->type.shape[axis];
-	for (int d = 0; d < axis; d++)
-		outer *= a->type.shape[d];
-	for (int d = (int)axis + 1; d < rank; d++)
-		inner *= a->type.shape[d];
+	int e = a->type.elem;
+	int64_t outer, inner, len = axis_split(it, op, a, &outer, &inner);
 	if (outer * inner != r->n)
 		fail(it, op->loc, "malformed IR: reduction result shape");
-	if (it->capscratch < len) {
-		free(it->scratch);
-		it->scratch = malloc((size_t)len * sizeof(Elt));
-		if (!it->scratch)
-			fail(it, op->loc, "out of memory");
-		it->capscratch = len;
-	}
+	Elt *t = scratch(it, len, op->loc);
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t in = 0; in < inner; in++) {
 			for (int64_t j = 0; j < len; j++)
-				it->scratch[j] = a->d[(o * len + j) * inner + in];
+				t[j] = a->d[(o * len + j) * inner + in];
 			Elt x;
 			if (op->code == OP_ARGMAX || op->code == OP_ARGMIN)
-				x.i = arg_extreme(op->code, e, it->scratch, len);
+				x.i = arg_extreme(op->code, e, t, len);
 			else
-				x = reduce_row(it, op, e, it->scratch, len);
+				x = reduce_row(it, op, e, t, len);
 			r->d[o * inner + in] = x;
 		}
 }
@@ -836,25 +852,11 @@ static void exec_cumsum(Interp *it, Op *op)
 {
 	Tile *r = def(it, op->res[0], op->loc);
 	Tile *a = arg(it, op, 0, r->n);
-	int rank = a->type.rank, e = a->type.elem;
-	int64_t axis = op->iattr[0], outer = 1, inner = 1;
-	if (axis < 0 || axis >= rank)
-		fail(it, op->loc, "malformed IR: cumsum axis %lld of a rank-%d tile", (long long)axis, rank);
-	int64_t len = a->type.shape[axis];
+	int e = a->type.elem;
+	int64_t outer, inner, len = axis_split(it, op, a, &outer, &inner);
 	if (!is_pow2(len))
 		fail(it, op->loc, "malformed IR: cumsum over %lld elements, not a power of two", (long long)len);
-	for (int d = 0; d < axis; d++)
-		outer *= a->type.shape[d];
-	for (int d = (int)axis + 1; d < rank; d++)
-		inner *= a->type.shape[d];
-	if (it->capscratch < 2 * len) {
-		free(it->scratch);
-		it->scratch = malloc((size_t)(2 * len) * sizeof(Elt));
-		if (!it->scratch)
-			fail(it, op->loc, "out of memory");
-		it->capscratch = 2 * len;
-	}
-	Elt *tot = it->scratch, *part = it->scratch + len;
+	Elt *tot = scratch(it, 2 * len, op->loc), *part = tot + len;
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t in = 0; in < inner; in++) {
 			Elt *pre = r->d + o * len * inner + in;

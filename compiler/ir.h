@@ -258,6 +258,11 @@ bool layout_eq(const Layout *a, const Layout *b);
  * columns, register columns spanning the same space, in any number):
  * converting between them only renames registers. */
 bool layout_same_threads(const Layout *a, const Layout *b);
+/* The index of the column that is exactly `col` among cols[0..n), or -1. */
+int layout_column(const uint32_t *cols, int n, uint32_t col);
+/* Every bit of the position along axis is one register or lane column of l:
+ * a scan along it stays within each warp (cg_scan.c, passes/smem.c). */
+bool layout_scan_in_warp(const Layout *l, int axis);
 /* Triton-style blocked default for a shape: `vec` contiguous elements per thread along the last dim. */
 Layout layout_blocked(int rank, const int32_t *shape, int num_warps, int vec);
 uint32_t layout_apply(const Layout *l, uint32_t reg, uint32_t lane, uint32_t warp);

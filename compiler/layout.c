@@ -183,6 +183,25 @@ bool layout_same_threads(const Layout *a, const Layout *b)
 	return gf2_rank(a->reg, a->nreg) == r && gf2_rank(b->reg, b->nreg) == r;
 }
 
+int layout_column(const uint32_t *cols, int n, uint32_t col)
+{
+	for (int i = 0; i < n; i++)
+		if (cols[i] == col)
+			return i;
+	return -1;
+}
+
+bool layout_scan_in_warp(const Layout *l, int axis)
+{
+	int lo = 0;
+	for (int d = axis + 1; d < l->rank; d++)
+		lo += ilog2((uint64_t)l->shape[d]);
+	for (int j = 0; j < ilog2((uint64_t)l->shape[axis]); j++)
+		if (layout_column(l->reg, l->nreg, 1u << (lo + j)) < 0 && layout_column(l->lane, l->nlane, 1u << (lo + j)) < 0)
+			return false;
+	return true;
+}
+
 /* Layouts are interned: equal layouts get one index, so passes compare indices. */
 int layout_add(Func *f, const Layout *l)
 {

@@ -939,6 +939,16 @@ static Rv dot(L *l, Node *call)
 	return (Rv){r, false};
 }
 
+/* The element-wise math functions call() takes by name. */
+static const struct {
+	const char *name;
+	Opcode op;
+} math[] = {
+	{"exp", OP_EXP}, {"exp2", OP_EXP2}, {"log", OP_LOG}, {"log2", OP_LOG2}, {"sqrt", OP_SQRT},
+	{"rsqrt", OP_RSQRT}, {"abs", OP_ABS}, {"sin", OP_SIN}, {"cos", OP_COS}, {"tanh", OP_TANH},
+	{"erf", OP_ERF}, {"floor", OP_FLOOR}, {"ceil", OP_CEIL},
+};
+
 /* ---- random numbers ---- */
 
 typedef enum { RAND_INT, RAND_UNIFORM, RAND_NORMAL, RAND_INT4 } RandKind;
@@ -1111,19 +1121,21 @@ static int fn_index(L *l, const char *name)
 	return -1;
 }
 
-/*
- * The values of e into out[], and how many: several for a call of an fn that
- * returns several, or of randint4x; else e's one value.
- */
+/* A call that may give several values (or none): of an fn, or randint4x. */
+static bool multi_valued(L *l, Node *e)
+{
+	return e->kind == ND_CALL && (fn_index(l, e->name) >= 0 || !strcmp(e->name, "randint4x"));
+}
+
+/* The values of e into out[], and how many: a multi_valued call's, else e's one. */
 static int values_of(L *l, Node *e, Rv *out)
 {
-	if (e->kind == ND_CALL && !strcmp(e->name, "randint4x") && fn_index(l, e->name) < 0)
-		return random_call(l, e, RAND_INT4, out);
-	int idx = e->kind == ND_CALL ? fn_index(l, e->name) : -1;
-	if (idx >= 0)
-		return inline_fn(l, e, idx, out);
-	out[0] = expr(l, e);
-	return 1;
+	if (!multi_valued(l, e)) {
+		out[0] = expr(l, e);
+		return 1;
+	}
+	int idx = fn_index(l, e->name);
+	return idx >= 0 ? inline_fn(l, e, idx, out) : random_call(l, e, RAND_INT4, out);
 }
 
 /* An fn's call as an expression: one value, or none for a statement. */
@@ -1141,17 +1153,20 @@ static Rv fn_call(L *l, Node *call, int idx)
 static bool reserved_name(const char *s)
 {
 	static const char *const names[] = {
-		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "atomic_add", "atomic_max",
-		"atomic_min", "atomic_xchg", "atomic_and", "atomic_or", "atomic_xor", "dot",
-		"sum", "max", "min", "argmax", "argmin", "cumsum", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs",
-		"sin", "cos", "tanh", "erf", "floor", "ceil", "sigmoid", "maximum", "minimum", "clamp", "fma",
-		"where", "div_rn", "cast", "cdiv", "trans", "rand", "randn", "randint", "randint4x", "range", "inf", "nan",
-		"i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64",
+		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "dot", "sum", "max", "min",
+		"argmax", "argmin", "cumsum", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
+		"cdiv", "trans", "rand", "randn", "randint", "randint4x", "range", "inf", "nan",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(s, names[i]))
 			return true;
-	return false;
+	for (size_t i = 0; i < sizeof math / sizeof math[0]; i++)
+		if (!strcmp(s, math[i].name))
+			return true;
+	for (int k = 0; k < ATOM_COUNT; k++)
+		if (!strncmp(s, "atomic_", 7) && !strcmp(s + 7, atomic_names[k]))
+			return true;
+	return elem_from_name(s, (int)strlen(s)) != TY_VOID;
 }
 
 /* What makes a program's names ambiguous, checked whichever kernel is compiled. */
@@ -1251,12 +1266,6 @@ static Rv call(L *l, Node *n)
 		return reduce(l, n, OP_ARGMIN);
 	if (!strcmp(f, "cumsum"))
 		return cumsum(l, n);
-	static const struct { const char *name; Opcode op; } math[] = {
-		{"exp", OP_EXP}, {"exp2", OP_EXP2}, {"log", OP_LOG}, {"log2", OP_LOG2},
-		{"sqrt", OP_SQRT}, {"rsqrt", OP_RSQRT}, {"abs", OP_ABS}, {"sin", OP_SIN},
-		{"cos", OP_COS}, {"tanh", OP_TANH}, {"erf", OP_ERF}, {"floor", OP_FLOOR},
-		{"ceil", OP_CEIL},
-	};
 	for (size_t i = 0; i < sizeof math / sizeof math[0]; i++)
 		if (!strcmp(f, math[i].name))
 			return unary_math(l, n, math[i].op);
@@ -1509,8 +1518,7 @@ static void assign(L *l, Node *n)
 static void unpack(L *l, Node *n)
 {
 	Node *c = n->lhs;
-	bool rand4 = c->kind == ND_CALL && !strcmp(c->name, "randint4x");
-	if (c->kind != ND_CALL || (fn_index(l, c->name) < 0 && !rand4))
+	if (!multi_valued(l, c))
 		error_at(l->d, c->loc, "only a call of an fn (or randint4x) gives several values");
 	for (int i = 0; i < n->nargs; i++)
 		for (int j = 0; j < i; j++)
@@ -1522,8 +1530,8 @@ static void unpack(L *l, Node *n)
 	Rv r[MAX_RESULTS];
 	int nr = values_of(l, c, r);
 	if (nr != n->nargs)
-		error_at(l->d, c->loc, "%s '%s' returns %d value%s, not %d", rand4 ? "built-in" : "fn", c->name, nr,
-			 nr == 1 ? "" : "s", n->nargs);
+		error_at(l->d, c->loc, "%s '%s' returns %d value%s, not %d", fn_index(l, c->name) < 0 ? "built-in" : "fn",
+			 c->name, nr, nr == 1 ? "" : "s", n->nargs);
 	for (int i = 0; i < n->nargs; i++) {
 		Node *x = n->args[i];
 		l->b.loc = x->loc;
@@ -1749,7 +1757,7 @@ static void stmt(L *l, Node *n)
 	case ND_UNPACK: unpack(l, n); break;
 	case ND_EXPR: { /* a call as a statement: whatever values it has are dropped */
 		Rv r[MAX_RESULTS];
-		if (n->lhs->kind == ND_CALL && (fn_index(l, n->lhs->name) >= 0 || !strcmp(n->lhs->name, "randint4x")))
+		if (multi_valued(l, n->lhs))
 			values_of(l, n->lhs, r);
 		else
 			eval(l, n->lhs);

@@ -285,8 +285,8 @@ void cg_store(Cg *c, Op *op)
 /* The atom instruction's operation and type for kind k on e (its inline-asm constraint in *cons). */
 static const char *atom_type(AtomicKind k, ElemKind e, char *cons)
 {
-	static const char *const bits[] = {"exch.b", "and.b", "or.b", "xor.b"};
-	static char buf[32];
+	static const char *const bits[][2] = {{"exch.b32", "exch.b64"}, {"and.b32", "and.b64"}, {"or.b32", "or.b64"},
+	                                      {"xor.b32", "xor.b64"}};
 	*cons = e == TY_F32 ? 'f' : e == TY_F64 ? 'd' : e == TY_I64 ? 'l' : e == TY_I32 ? 'r' : 'h';
 	if (!atomic_elem_ok(k, e))
 		return NULL;
@@ -303,9 +303,7 @@ static const char *atom_type(AtomicKind k, ElemKind e, char *cons)
 		}
 	case ATOM_MAX: return e == TY_I64 ? "max.s64" : "max.s32";
 	case ATOM_MIN: return e == TY_I64 ? "min.s64" : "min.s32";
-	default:
-		snprintf(buf, sizeof buf, "%s%d", bits[k - ATOM_XCHG], elem_bits(e));
-		return buf;
+	default: return bits[k - ATOM_XCHG][elem_bits(e) == 64];
 	}
 }
 

@@ -36,14 +36,6 @@ static void write_tots(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, LLVMV
 	cg_owner_end(c, after);
 }
 
-static int column_index(const uint32_t *cols, int n, uint32_t bit)
-{
-	for (int i = 0; i < n; i++)
-		if (cols[i] == bit)
-			return i;
-	return -1;
-}
-
 void cg_scan(Cg *c, Op *op)
 {
 	ValId src = op->opnds[0], res = op->res[0];
@@ -70,7 +62,7 @@ void cg_scan(Cg *c, Op *op)
 	c->f->fp_fusion = false; /* adds only, in the interpreter's order */
 	for (int j = 0; j < bits; j++) {
 		uint32_t bit = 1u << (shift + j);
-		int ri = column_index(l->reg, l->nreg, bit), li = ri < 0 ? column_index(l->lane, l->nlane, bit) : -1;
+		int ri = layout_column(l->reg, l->nreg, bit), li = ri < 0 ? layout_column(l->lane, l->nlane, bit) : -1;
 		if (ri < 0 && li < 0) {
 			if (op->smem_bytes < type_numel(t) * elem_bytes(e))
 				die("codegen: cumsum has %d bytes of scratch, needs %lld", op->smem_bytes,

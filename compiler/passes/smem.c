@@ -55,24 +55,6 @@ static int warps_in_axis(const Layout *l, int axis)
 	return n;
 }
 
-/* Every bit of the position along axis is one register or lane column of l. */
-static bool scan_in_warp(const Layout *l, int axis)
-{
-	int lo = 0;
-	for (int d = axis + 1; d < l->rank; d++)
-		lo += ilog2((uint64_t)l->shape[d]);
-	for (int j = 0; j < ilog2((uint64_t)l->shape[axis]); j++) {
-		bool found = false;
-		for (int i = 0; i < l->nreg; i++)
-			found |= l->reg[i] == 1u << (lo + j);
-		for (int i = 0; i < l->nlane; i++)
-			found |= l->lane[i] == 1u << (lo + j);
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
 /*
  * Bytes of scratch op needs.
  * CONVERT_LAYOUT: the whole tile, numel x element bytes (pointers 8); none
@@ -107,7 +89,7 @@ static int64_t scratch_bytes(Func *f, Op *op)
 	if (op->code == OP_CUMSUM) {
 		Type t = vtype(f, op->res[0]);
 		Value *src = val(f, op->opnds[0]);
-		if (src->layout >= 0 && scan_in_warp(&f->layouts[src->layout], (int)op->iattr[0]))
+		if (src->layout >= 0 && layout_scan_in_warp(&f->layouts[src->layout], (int)op->iattr[0]))
 			return 0;
 		return type_numel(t) * elem_bytes(t.elem);
 	}

@@ -21,43 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TANH_T 0x1.200000p+0f
-#define TANH_N 7
-static const float TANH_P[8] = {
-    -0x1.555548p-2f, /* -3.33333135e-01f  c0 */
-    0x1.110e5ep-3f, /* 1.33328184e-01f  c1 */
-    -0x1.b9bac6p-5f, /* -5.39220683e-02f  c2 */
-    0x1.62f788p-6f, /* 2.16654614e-02f  c3 */
-    -0x1.119e54p-7f, /* -8.35017301e-03f  c4 */
-    0x1.6f4906p-9f, /* 2.80216406e-03f  c5 */
-    -0x1.642d72p-11f, /* -6.79354707e-04f  c6 */
-    0x1.5c7174p-14f, /* 8.30753270e-05f  c7 */
-};
-
-#define ERF_B 0x1.000000p+0f
-#define ERF_C 0x1.000000p+2f
-#define ERF_NS 6
-static const float ERF_S[7] = {
-    0x1.06eba8p-3f, /* 1.28379166e-01f  c0 */
-    -0x1.81273ep-2f, /* -3.76126260e-01f  c1 */
-    0x1.ce2ce6p-4f, /* 1.12835787e-01f  c2 */
-    -0x1.b7f71ap-6f, /* -2.68533472e-02f  c3 */
-    0x1.53f224p-8f, /* 5.18716220e-03f  c4 */
-    -0x1.a3515ep-11f, /* -7.99785310e-04f  c5 */
-    0x1.4771fep-14f, /* 7.80690389e-05f  c6 */
-};
-
-#define ERF_NL 6
-static const float ERF_L[7] = {
-    -0x1.558eaep+1f, /* -2.66841674e+00f  c0 */
-    -0x1.e75306p+1f, /* -3.80722117e+00f  c1 */
-    -0x1.37666ap+0f, /* -1.21640646e+00f  c2 */
-    -0x1.e8d72ep-5f, /* -5.96729182e-02f  c3 */
-    0x1.c73882p-7f, /* 1.38922343e-02f  c4 */
-    -0x1.318090p-9f, /* -2.33079679e-03f  c5 */
-    0x1.7ddc96p-13f, /* 1.82085831e-04f  c6 */
-};
-
+#include "coeffs.h" /* gen.py's output: the coefficients cg_math.h holds */
 /* tanh large-branch constant: 2*log2(e) rounded to f32 */
 #define TANH_K 0x1.715476p+1f /* 2.88539004f */
 
