@@ -32,6 +32,7 @@ typedef enum NodeKind {
 	ND_EXPR,   /* lhs ; */
 	ND_FOR,    /* for name in range(args) body */
 	ND_IF,     /* if lhs then_ else_ (else_ may be NULL, or an ND_IF for else-if) */
+	ND_WHILE,  /* while lhs body */
 	ND_BLOCK,  /* { stmts } */
 	ND_UNPACK, /* let|var|(none) args... = lhs ; op is TK_LET, TK_VAR or TK_ASSIGN; args are ND_NAMEs */
 	ND_RETURN, /* return lhs? ; or return args... ; with 2 or more values (only as the last statement
@@ -60,7 +61,7 @@ struct Node {
 	int nargs;
 	Node **stmts;      /* ND_BLOCK */
 	int nstmts;
-	Node *body;        /* ND_FOR, ND_IF (then) */
+	Node *body;        /* ND_FOR, ND_WHILE, ND_IF (then) */
 	Node *else_;       /* ND_IF */
 };
 

@@ -183,6 +183,11 @@ static void put_stmt(StrBuf *out, const Node *n, int depth)
 		if (n->else_)
 			put_stmt(out, n->else_, depth + 1);
 		break;
+	case ND_WHILE:
+		sb_puts(out, "(while ");
+		put_expr(out, n->lhs);
+		put_stmt(out, n->body, depth + 1);
+		break;
 	case ND_BLOCK:
 		sb_puts(out, "(block");
 		for (int i = 0; i < n->nstmts; i++)

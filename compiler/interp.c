@@ -585,13 +585,39 @@ static void exec_load(Interp *it, Op *op)
 	}
 }
 
-/* store and atomic: ptr, value [, mask] */
+/* An element's bits (32 or 64) as a signed integer of that width. */
+static int64_t elem_raw(int e, Elt x)
+{
+	unsigned char b[8];
+	mem_write(b, e, x);
+	return mem_read(b, elem_bits((ElemKind)e) == 64 ? TY_I64 : TY_I32).i;
+}
+
+/*
+ * Float atomic max and min as the GPU does them (cg_memory.c), on the bits:
+ * a value >= 0 takes the signed maximum (minimum) of the bits, one < 0 the
+ * unsigned minimum (maximum), a NaN changes nothing.
+ */
+static Elt float_max_min(int e, bool max, Elt old, Elt x)
+{
+	if (x.f != x.f)
+		return old;
+	int64_t a = elem_raw(e, old), b = elem_raw(e, x);
+	bool wide = elem_bits((ElemKind)e) == 64;
+	uint64_t ua = wide ? (uint64_t)a : (uint32_t)a, ub = wide ? (uint64_t)b : (uint32_t)b;
+	bool take = x.f >= 0 ? (max ? b > a : b < a) : (max ? ub < ua : ub > ua);
+	return take ? x : old;
+}
+
+/* store and atomic: ptr, value [, mask]; atomic_cas: ptr, cmp, value [, mask] */
 static void exec_write(Interp *it, Op *op)
 {
-	bool atomic = op->code == OP_ATOMIC;
+	bool atomic = ir_is_atomic(op->code), cas = op->code == OP_ATOMIC_CAS;
+	int vi = cas ? 2 : 1, mi = ir_mask_index(op->code);
 	Tile *p = arg(it, op, 0, -1);
-	Tile *v = arg(it, op, 1, p->n);
-	Tile *mask = op->nopnds > 2 ? arg(it, op, 2, p->n) : NULL;
+	Tile *v = arg(it, op, vi, p->n);
+	Tile *cmp = cas ? arg(it, op, 1, p->n) : NULL;
+	Tile *mask = op->nopnds > mi ? arg(it, op, mi, p->n) : NULL;
 	Tile *r = atomic && op->nres > 0 ? def(it, op->res[0], op->loc) : NULL;
 	int e = p->type.pointee;
 	if (r && r->n != p->n)
@@ -602,15 +628,21 @@ static void exec_write(Interp *it, Op *op)
 				r->d[i] = convert((Elt){0}, TY_I64, r->type.elem);
 			continue;
 		}
-		unsigned char *h = check(it, op, atomic ? "atomic" : "store", e, p->type, i, (uint64_t)AT(p, i).i);
+		unsigned char *h = check(it, op, atomic ? op_info[op->code].text : "store", e, p->type, i,
+					 (uint64_t)AT(p, i).i);
 		Elt x = convert(AT(v, i), v->type.elem, e);
 		if (atomic) {
 			static const int code[ATOM_COUNT] = {OP_ADD, OP_MAX, OP_MIN, -1, OP_AND, OP_OR, OP_XOR};
 			Elt old = mem_read(h, e);
+			int k = cas ? -1 : (int)op->iattr[0];
 			if (r)
 				r->d[i] = convert(old, e, r->type.elem);
-			if (code[op->iattr[0]] >= 0)
-				x = binary(code[op->iattr[0]], e, old, x);
+			if (cas && elem_raw(e, old) != elem_raw(e, convert(AT(cmp, i), cmp->type.elem, e)))
+				x = old;
+			else if ((k == ATOM_MAX || k == ATOM_MIN) && elem_is_float((ElemKind)e))
+				x = float_max_min(e, k == ATOM_MAX, old, x);
+			else if (k >= 0 && code[k] >= 0)
+				x = binary(code[k], e, old, x);
 		}
 		mem_write(h, e, x);
 	}
@@ -966,6 +998,36 @@ static void exec_for(Interp *it, Op *op)
 	}
 }
 
+/*
+ * do_while inits... ; the body's args are the iters; it yields the next iters
+ * and then whether to run again; results are the last iters.  Programs run
+ * one after another here, so a loop that waits for another program to write
+ * memory never ends (docs/language.md).
+ */
+static void exec_do_while(Interp *it, Op *op)
+{
+	Block *body = op->blocks[0];
+	int n = op->nopnds;
+	if (op->nblocks < 1 || n != op->nres || body->nargs != n)
+		fail(it, op->loc, "malformed IR: do_while");
+	for (int i = 0; i < n; i++)
+		copy_tile(it, op, op->res[i], op->opnds[i]);
+	for (;;) {
+		for (int i = 0; i < n; i++)
+			copy_tile(it, op, body->args[i], op->res[i]);
+		Op *y = exec_block(it, body);
+		if (!y || y->nopnds != n + 1)
+			fail(it, op->loc, "malformed IR: a do_while body yields %d values, not %d", y ? y->nopnds : 0, n + 1);
+		for (int i = 0; i < n; i++)
+			copy_tile(it, op, op->res[i], y->opnds[i]);
+		Tile *go = &it->tiles[y->opnds[n]];
+		if (!go->d || go->n != 1)
+			fail(it, op->loc, "malformed IR: a do_while condition that is not a scalar");
+		if (!go->d[0].i)
+			break;
+	}
+}
+
 static void exec_if(Interp *it, Op *op)
 {
 	Block *b = scalar_int(it, op, 0) ? op->blocks[0] : op->nblocks > 1 ? op->blocks[1] : NULL;
@@ -983,7 +1045,7 @@ static void exec_if(Interp *it, Op *op)
 
 static void exec_op(Interp *it, Op *op)
 {
-	bool no_result = op->code == OP_STORE || op->code == OP_ATOMIC || op_has(op->code, F_REGION);
+	bool no_result = op->code == OP_STORE || ir_is_atomic(op->code) || op_has(op->code, F_REGION);
 	if (op->nres < 1 && !no_result)
 		fail(it, op->loc, "malformed IR: %s has no result", op_info[op->code].text);
 	switch (op->code) {
@@ -997,7 +1059,8 @@ static void exec_op(Interp *it, Op *op)
 	case OP_TRANS: exec_trans(it, op); break;
 	case OP_LOAD: exec_load(it, op); break;
 	case OP_STORE:
-	case OP_ATOMIC: exec_write(it, op); break;
+	case OP_ATOMIC:
+	case OP_ATOMIC_CAS: exec_write(it, op); break;
 	case OP_SUM:
 	case OP_RMAX:
 	case OP_RMIN:
@@ -1007,6 +1070,7 @@ static void exec_op(Interp *it, Op *op)
 	case OP_DOT: exec_dot(it, op); break;
 	case OP_FOR: exec_for(it, op); break;
 	case OP_IF: exec_if(it, op); break;
+	case OP_DO_WHILE: exec_do_while(it, op); break;
 	case OP_YIELD: fail(it, op->loc, "malformed IR: yield outside a region");
 	default:
 		if (!op_has(op->code, F_ELTWISE) && op->code != OP_CONVERT_LAYOUT)

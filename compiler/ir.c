@@ -108,18 +108,37 @@ ElemKind elem_from_name(const char *s, int len)
  */
 const char *const atomic_names[ATOM_COUNT] = {"add", "max", "min", "xchg", "and", "or", "xor"};
 
-/* The types the GPU's atom instruction takes for each kind. */
+/*
+ * The types the GPU's atom instruction takes for each kind; float max and
+ * min become two integer atomics on the bits (cg_memory.c).
+ */
 bool atomic_elem_ok(AtomicKind k, ElemKind e)
 {
 	switch (k) {
 	case ATOM_ADD: return e == TY_F16 || e == TY_F32 || e == TY_F64 || e == TY_I32 || e == TY_I64;
 	case ATOM_XCHG: return e == TY_F32 || e == TY_F64 || e == TY_I32 || e == TY_I64;
 	case ATOM_MAX:
-	case ATOM_MIN:
+	case ATOM_MIN: return e == TY_I32 || e == TY_I64 || e == TY_F32 || e == TY_F64;
 	case ATOM_AND:
 	case ATOM_OR:
 	case ATOM_XOR: return e == TY_I32 || e == TY_I64;
 	default: return false;
+	}
+}
+
+bool atomic_cas_elem_ok(ElemKind e)
+{
+	return e == TY_I32 || e == TY_I64 || e == TY_F32 || e == TY_F64;
+}
+
+int ir_mask_index(Opcode code)
+{
+	switch (code) {
+	case OP_LOAD: return 1;
+	case OP_STORE:
+	case OP_ATOMIC: return 2;
+	case OP_ATOMIC_CAS: return 3;
+	default: return -1;
 	}
 }
 

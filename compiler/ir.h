@@ -57,6 +57,10 @@ typedef enum CmpPred { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } CmpPred;
 typedef enum AtomicKind { ATOM_ADD, ATOM_MAX, ATOM_MIN, ATOM_XCHG, ATOM_AND, ATOM_OR, ATOM_XOR, ATOM_COUNT } AtomicKind;
 extern const char *const atomic_names[ATOM_COUNT]; /* "add", "max", ... */
 bool atomic_elem_ok(AtomicKind k, ElemKind e);
+bool atomic_cas_elem_ok(ElemKind e);
+/* The operand a load (1), store or atomic (2) or atomic_cas (3) takes its mask at; -1 for other ops. */
+int ir_mask_index(Opcode code);
+static inline bool ir_is_atomic(Opcode code) { return code == OP_ATOMIC || code == OP_ATOMIC_CAS; }
 
 typedef int32_t ValId; /* index into Func.vals; 0 is "no value" */
 
@@ -263,6 +267,8 @@ int layout_column(const uint32_t *cols, int n, uint32_t col);
 /* Every bit of the position along axis is one register or lane column of l:
  * a scan along it stays within each warp (cg_scan.c, passes/smem.c). */
 bool layout_scan_in_warp(const Layout *l, int axis);
+/* Some element of l is held by several lanes or warps (a zero lane or warp column). */
+bool layout_copies(const Layout *l);
 /* Triton-style blocked default for a shape: `vec` contiguous elements per thread along the last dim. */
 Layout layout_blocked(int rank, const int32_t *shape, int num_warps, int vec);
 uint32_t layout_apply(const Layout *l, uint32_t reg, uint32_t lane, uint32_t warp);

@@ -275,6 +275,20 @@ static void for_arg(Parser *p, OpText *o)
 }
 
 /* for-head = val "=" val "to" val "step" val ("iter" "(" val "=" val ("," val "=" val)* ")")? */
+/* iter(%arg = %init, ...), if there: a body argument and an operand each */
+static void iters(Parser *p, OpText *o)
+{
+	if (!same_line(p) || !accept(p, "iter"))
+		return;
+	expect(p, "(");
+	do {
+		for_arg(p, o);
+		expect(p, "=");
+		add_opnd(p, o);
+	} while (accept(p, ","));
+	expect(p, ")");
+}
+
 static void for_head(Parser *p, OpText *o)
 {
 	for_arg(p, o);
@@ -293,15 +307,7 @@ static void for_head(Parser *p, OpText *o)
 		if (!num_stages_ok(o->iattr[1]))
 			error_at(p->d, l, "num_stages must be from 1 to 8, got %lld", (long long)o->iattr[1]);
 	}
-	if (!same_line(p) || !accept(p, "iter"))
-		return;
-	expect(p, "(");
-	do {
-		for_arg(p, o);
-		expect(p, "=");
-		add_opnd(p, o);
-	} while (accept(p, ","));
-	expect(p, ")");
+	iters(p, o);
 }
 
 static const char *pred_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
@@ -350,6 +356,9 @@ static void head(Parser *p, OpText *o)
 		return;
 	case OP_FOR:
 		for_head(p, o);
+		return;
+	case OP_DO_WHILE:
+		iters(p, o);
 		return;
 	case OP_CMP:
 		cmp_pred(p, o);
@@ -511,16 +520,19 @@ static void record(Parser *p, Op *op, Loc l)
 
 static void block_body(Parser *p, Block *b);
 
-/* region = "{" op* "}" ("else" "{" op* "}")? ; a for's body gets iv and iter arguments */
+/*
+ * region = "{" op* "}" ("else" "{" op* "}")? ; a for's body gets iv and iter
+ * arguments, a do_while's its iter arguments
+ */
 static void regions(Parser *p, Op *op, OpText *o)
 {
 	Func *f = p->f;
 	Type at[64 + 1];
-	int n = op->code == OP_FOR ? o->nargs : 0;
+	int n = op->code == OP_FOR || op->code == OP_DO_WHILE ? o->nargs : 0;
 	for (int i = 0; i < n; i++)
-		at[i] = vtype(f, op->opnds[i == 0 ? 0 : i + 2]);
-	if (op->code == OP_FOR && o->nargs != o->nopnds - 2)
-		die("for head arguments out of step");
+		at[i] = vtype(f, op->opnds[op->code == OP_DO_WHILE ? i : i == 0 ? 0 : i + 2]);
+	if ((op->code == OP_FOR && o->nargs != o->nopnds - 2) || (op->code == OP_DO_WHILE && o->nargs != o->nopnds))
+		die("loop head arguments out of step");
 	op->blocks[0] = ir_new_block(f, n, at);
 	op->nblocks = 1;
 	int mark = p->nsyms;

@@ -128,6 +128,26 @@ static void print_float(StrBuf *out, double x)
 		sb_puts(out, ".0"); /* 2 prints as 2.0, so the text shows it is a float */
 }
 
+/* iter(%arg = %init, ...): operands from `first` on, body arguments from `arg0` on */
+static void print_iters(Printer *p, Op *op, int first, int arg0)
+{
+	Block *body = op->blocks[0];
+	if (op->nopnds <= first)
+		return;
+	sb_puts(p->out, " iter(");
+	for (int i = first; i < op->nopnds; i++) {
+		if (i > first)
+			sb_puts(p->out, ", ");
+		if (body && arg0 + i - first < body->nargs)
+			print_val(p, body->args[arg0 + i - first]);
+		else
+			sb_puts(p->out, "%!noarg");
+		sb_puts(p->out, " = ");
+		print_val(p, op->opnds[i]);
+	}
+	sb_puts(p->out, ")");
+}
+
 static void print_for_head(Printer *p, Op *op)
 {
 	Block *body = op->blocks[0];
@@ -146,20 +166,7 @@ static void print_for_head(Printer *p, Op *op)
 		sb_puts(p->out, " tail");
 	if (op->iattr[1])
 		sb_printf(p->out, " stages=%lld", (long long)op->iattr[1]);
-	if (op->nopnds > 3) {
-		sb_puts(p->out, " iter(");
-		for (int i = 3; i < op->nopnds; i++) {
-			if (i > 3)
-				sb_puts(p->out, ", ");
-			if (body && i - 2 < body->nargs)
-				print_val(p, body->args[i - 2]);
-			else
-				sb_puts(p->out, "%!noarg");
-			sb_puts(p->out, " = ");
-			print_val(p, op->opnds[i]);
-		}
-		sb_puts(p->out, ")");
-	}
+	print_iters(p, op, 3, 1);
 }
 
 /* The opcode's own syntax: attributes that come first, then operands. */
@@ -197,6 +204,12 @@ static void print_head(Printer *p, Op *op)
 	case OP_FOR:
 		if (op->nopnds >= 3) {
 			print_for_head(p, op);
+			return;
+		}
+		break;
+	case OP_DO_WHILE:
+		if (op->nblocks == 1) {
+			print_iters(p, op, 0, 0);
 			return;
 		}
 		break;

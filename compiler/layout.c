@@ -191,6 +191,17 @@ int layout_column(const uint32_t *cols, int n, uint32_t col)
 	return -1;
 }
 
+bool layout_copies(const Layout *l)
+{
+	for (int i = 0; i < l->nlane; i++)
+		if (!l->lane[i])
+			return true;
+	for (int i = 0; i < l->nwarp; i++)
+		if (!l->warp[i])
+			return true;
+	return false;
+}
+
 bool layout_scan_in_warp(const Layout *l, int axis)
 {
 	int lo = 0;

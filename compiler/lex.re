@@ -191,6 +191,7 @@ static void scan_one(Lexer *lx, const char **pp)
 	"in"      { TOK(TK_IN); }
 	"if"      { TOK(TK_IF); }
 	"else"    { TOK(TK_ELSE); }
+	"while"   { TOK(TK_WHILE); }
 	"return"  { TOK(TK_RETURN); }
 	"true"    { TOK(TK_TRUE); }
 	"false"   { TOK(TK_FALSE); }

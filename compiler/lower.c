@@ -899,6 +899,27 @@ static Rv store_like(L *l, Node *call, Opcode code, AtomicKind kind)
 	return (Rv){r, false};
 }
 
+/* atomic_cas(ptr, cmp, value, mask?): value where the old bits equal cmp's; the old values */
+static Rv atomic_cas(L *l, Node *call)
+{
+	static const char *const names[] = {"ptr", "cmp", "value", "mask", NULL};
+	Args a = args_of(l, call, names, 3);
+	ValId ops[4];
+	int n = 0;
+	ops[n++] = pointer_arg(l, call, a.a[0]);
+	Type pt = ty(l, ops[0]);
+	if (!atomic_cas_elem_ok(pt.pointee))
+		error_at(l->d, call->loc, "'atomic_cas' does not support %s (it takes i32, i64, f32 and f64)",
+			 elem_name(pt.pointee));
+	ops[n++] = value_arg(l, call, a.a[1], pt);
+	ops[n++] = value_arg(l, call, a.a[2], pt);
+	if (a.a[3])
+		ops[n++] = mask_arg(l, a.a[3], pt);
+	Type rt = type_with_elem(pt, pt.pointee);
+	rt.pointee = TY_VOID;
+	return (Rv){emit(l, OP_ATOMIC_CAS, rt, ops, n), false};
+}
+
 static Rv dot(L *l, Node *call)
 {
 	static const char *const names[] = {"a", "b", "acc", "allow_tf32", NULL};
@@ -1155,7 +1176,7 @@ static bool reserved_name(const char *s)
 	static const char *const names[] = {
 		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "dot", "sum", "max", "min",
 		"argmax", "argmin", "cumsum", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
-		"cdiv", "trans", "rand", "randn", "randint", "randint4x", "range", "inf", "nan",
+		"cdiv", "trans", "rand", "randn", "randint", "randint4x", "range", "inf", "nan", "atomic_cas",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(s, names[i]))
@@ -1252,6 +1273,8 @@ static Rv call(L *l, Node *n)
 	for (int k = 0; k < ATOM_COUNT; k++)
 		if (!strncmp(f, "atomic_", 7) && !strcmp(f + 7, atomic_names[k]))
 			return store_like(l, n, OP_ATOMIC, (AtomicKind)k);
+	if (!strcmp(f, "atomic_cas"))
+		return atomic_cas(l, n);
 	if (!strcmp(f, "dot"))
 		return dot(l, n);
 	if (!strcmp(f, "sum"))
@@ -1690,6 +1713,119 @@ static void for_stmt(L *l, Node *n)
 	}
 }
 
+/* Some op in b (at any depth) reads or writes memory. */
+static bool touches_memory(Block *b)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		if (ir_mask_index(op->code) >= 0)
+			return true;
+		for (int i = 0; i < op->nblocks; i++)
+			if (op->blocks[i] && touches_memory(op->blocks[i]))
+				return true;
+	}
+	return false;
+}
+
+static ValId while_cond(L *l, Node *n)
+{
+	Rv c = expr(l, n->lhs);
+	Type t = ty(l, c.v);
+	if (t.rank != 0)
+		error_at(l->d, n->lhs->loc, "condition must be a scalar, got %s", tstr(l, t));
+	return to_bool(l, n->lhs->loc, c, "while");
+}
+
+/*
+ * while c { B } is rotated, as compilers do, into
+ *     if c { do { B } while c }
+ * so the IR has one loop with its test at the end (do_while: the body
+ * yields the carried values, then whether to go on), and c is lowered twice:
+ * before the loop, and after B in every iteration.  A first test that is
+ * a constant drops the loop (false) or the if (true).
+ */
+static void while_stmt(L *l, Node *n)
+{
+	ValId c0 = while_cond(l, n);
+	int64_t k = -1;
+	if (const_of(l, c0, &k, NULL) && !k)
+		return;
+	int nc;
+	Binding **vars = carried(l, n->body, NULL, &nc);
+	ValId before[64];
+	Type rtypes[64];
+	for (int i = 0; i < nc; i++) {
+		before[i] = vars[i]->v;
+		rtypes[i] = ty(l, vars[i]->v);
+	}
+	Op *test = NULL;
+	Builder saved = l->b;
+	if (k != 1) {
+		test = ir_new_op(l->f, OP_IF, &c0, 1, rtypes, nc, n->loc);
+		for (int br = 0; br < 2; br++) {
+			test->blocks[br] = ir_new_block(l->f, 0, NULL);
+			test->blocks[br]->parent = test;
+		}
+		test->nblocks = 2;
+		l->b.at = test->blocks[0];
+		l->b.before = NULL;
+	}
+	Block *body = new_block(l, before, nc, 0, NULL);
+	Op *loop = ir_new_op(l->f, OP_DO_WHILE, before, nc, rtypes, nc, n->loc);
+	loop->blocks[0] = body;
+	loop->nblocks = 1;
+	body->parent = loop;
+	for (int i = 0; i < nc; i++)
+		vars[i]->v = body->args[i];
+	Builder outer = l->b;
+	l->b.at = body;
+	l->b.before = NULL;
+	push_scope(l);
+	block_stmts(l, n->body);
+	pop_scope(l);
+	l->b.loc = n->lhs->loc;
+	ValId again = while_cond(l, n);
+	if (const_of(l, again, &k, NULL) && k)
+		error_at(l->d, n->lhs->loc, "this loop never ends: its condition is still true after the body, "
+			 "whatever it does");
+	ValId ys[64 + 1];
+	bool same = true;
+	for (int i = 0; i < nc; i++) {
+		ys[i] = vars[i]->v;
+		same &= ys[i] == body->args[i];
+	}
+	ys[nc] = again;
+	if (same && !touches_memory(body))
+		error_at(l->d, n->loc, "this loop never ends once it starts: its body changes no variable and no memory, "
+			 "so its condition stays true");
+	ir_append(body, ir_new_op(l->f, OP_YIELD, ys, nc + 1, NULL, 0, n->loc));
+	l->b = outer;
+	if (l->b.before)
+		ir_insert_before(l->b.before, loop);
+	else
+		ir_append(l->b.at, loop);
+	Op *result = loop;
+	if (test) {
+		for (int i = 0; i < nc; i++) {
+			vars[i]->v = loop->res[i];
+			l->f->vals[loop->res[i]].name = vars[i]->name;
+		}
+		emit_yield(l, test->blocks[0], vars, nc);
+		for (int i = 0; i < nc; i++)
+			vars[i]->v = before[i];
+		emit_yield(l, test->blocks[1], vars, nc);
+		l->b = saved;
+		if (l->b.before)
+			ir_insert_before(l->b.before, test);
+		else
+			ir_append(l->b.at, test);
+		result = test;
+	}
+	for (int i = 0; i < nc; i++) {
+		vars[i]->v = result->res[i];
+		l->f->vals[result->res[i]].name = vars[i]->name;
+	}
+}
+
 static void if_stmt(L *l, Node *n)
 {
 	Rv c = expr(l, n->lhs);
@@ -1765,6 +1901,7 @@ static void stmt(L *l, Node *n)
 	}
 	case ND_FOR: for_stmt(l, n); break;
 	case ND_IF: if_stmt(l, n); break;
+	case ND_WHILE: while_stmt(l, n); break;
 	case ND_BLOCK:
 		push_scope(l);
 		block_stmts(l, n);

@@ -464,12 +464,25 @@ static Node *if_stmt(P *p)
 	return n;
 }
 
+// "while" expr block
+static Node *while_stmt(P *p)
+{
+	Node *n = new_node(p, ND_WHILE, p->tok->loc);
+	p->tok++;
+	enter(p);
+	n->lhs = expr(p);
+	n->body = block(p);
+	leave(p);
+	return n;
+}
+
 // stmt = "let" IDENT "=" expr ";"
 //      | "var" IDENT "=" expr ";"
 //      | ("let" | "var")? IDENT ("," IDENT)+ "=" expr ";"
 //      | IDENT ("=" | "+=" | "-=" | "*=" | "/=" | "%=") expr ";"
 //      | "for" IDENT "in" "range" "(" args ")" block
 //      | "if" expr block ("else" (block | if-stmt))?
+//      | "while" expr block
 //      | "return" (expr ("," expr)*)? ";"
 //      | expr ";"
 static Node *stmt(P *p)
@@ -483,6 +496,8 @@ static Node *stmt(P *p)
 		return for_stmt(p);
 	case TK_IF:
 		return if_stmt(p);
+	case TK_WHILE:
+		return while_stmt(p);
 	case TK_ELSE:
 		error_at(p->diag, t->loc, "'else' without a matching 'if'");
 	case TK_RETURN: {

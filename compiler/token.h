@@ -8,7 +8,7 @@
 	X(EOF, "end of file") X(IDENT, "identifier") X(INT, "integer literal") X(FLOAT, "float literal") \
 	/* keywords */ \
 	X(KERNEL, "kernel") X(FN, "fn") X(LET, "let") X(VAR, "var") X(CONST, "const") X(FOR, "for") X(IN, "in") \
-	X(IF, "if") X(ELSE, "else") X(RETURN, "return") X(TRUE, "true") X(FALSE, "false") X(NONE, "None") \
+	X(IF, "if") X(ELSE, "else") X(WHILE, "while") X(RETURN, "return") X(TRUE, "true") X(FALSE, "false") X(NONE, "None") \
 	/* punctuation */ \
 	X(LPAREN, "(") X(RPAREN, ")") X(LBRACE, "{") X(RBRACE, "}") X(LBRACK, "[") X(RBRACK, "]") \
 	X(COMMA, ",") X(SEMI, ";") X(COLON, ":") X(AT, "@") X(DOT, ".") \

@@ -65,8 +65,10 @@ static const char *check_counts(Func *f, Op *op)
 	case OP_LOAD: lo = 1, hi = 3; break;
 	case OP_STORE: lo = 2, hi = 3, nres = 0; break;
 	case OP_ATOMIC: lo = 2, hi = 3; break;
+	case OP_ATOMIC_CAS: lo = 3, hi = 4; break;
 	case OP_FOR: lo = 3, hi = 1 << 20, nres = op->nopnds - 3, nblk = 1; break;
 	case OP_IF: lo = hi = 1, nres = op->nres, nblk = op->nres ? 2 : (op->nblocks == 1 ? 1 : 2); break;
+	case OP_DO_WHILE: lo = 0, hi = 1 << 20, nres = op->nopnds, nblk = 1; break;
 	case OP_YIELD: lo = 0, hi = 1 << 20, nres = 0; break;
 	default: break;
 	}
@@ -164,20 +166,26 @@ static const char *check_shape_op(Func *f, Op *op)
 	return NULL;
 }
 
-/* ptr [, mask [, other]] for loads; ptr, value [, mask] for store and atomic. */
+/*
+ * ptr [, mask [, other]] for loads; ptr, value [, mask] for store and
+ * atomic; ptr, cmp, value [, mask] for atomic_cas.
+ */
 static const char *check_memory(Func *f, Op *op)
 {
 	Type p = vtype(f, op->opnds[0]);
 	if (p.elem != TY_PTR)
 		return "address is not a pointer";
 	Type data = type_with_elem(p, (ElemKind)p.pointee);
-	int mask = op->code == OP_LOAD ? 1 : 2;
+	int mask = ir_mask_index(op->code);
 	if (op->code == OP_LOAD && !type_eq(vtype(f, op->res[0]), data))
 		return arena_printf(f->arena, "result should be %s", tstr(f, data));
-	if (op->code != OP_LOAD && !type_eq(vtype(f, op->opnds[1]), data))
-		return arena_printf(f->arena, "value should be %s", tstr(f, data));
-	if (op->code == OP_ATOMIC && !type_eq(vtype(f, op->res[0]), data))
+	for (int i = 1; op->code != OP_LOAD && i < mask; i++)
+		if (!type_eq(vtype(f, op->opnds[i]), data))
+			return arena_printf(f->arena, "%s should be %s", i < mask - 1 ? "cmp" : "value", tstr(f, data));
+	if (ir_is_atomic(op->code) && !type_eq(vtype(f, op->res[0]), data))
 		return "atomic result differs from the value";
+	if (op->code == OP_ATOMIC_CAS && !atomic_cas_elem_ok(data.elem))
+		return arena_printf(f->arena, "atomic_cas does not support %s", elem_name(data.elem));
 	if (op->code == OP_ATOMIC && (op->iattr[0] < 0 || op->iattr[0] >= ATOM_COUNT))
 		return "bad atomic kind";
 	if (op->code == OP_ATOMIC && !atomic_elem_ok((AtomicKind)op->iattr[0], data.elem))
@@ -283,7 +291,8 @@ static const char *check_op(Func *f, Op *op)
 	case OP_TRANS: return check_shape_op(f, op);
 	case OP_LOAD:
 	case OP_STORE:
-	case OP_ATOMIC: return check_memory(f, op);
+	case OP_ATOMIC:
+	case OP_ATOMIC_CAS: return check_memory(f, op);
 	case OP_CUMSUM: return check_cumsum(f, op);
 	case OP_DOT: return check_dot(f, op);
 	case OP_CONVERT_LAYOUT:
@@ -292,7 +301,7 @@ static const char *check_op(Func *f, Op *op)
 		if (op->iattr[0] < 0 || op->iattr[0] > 7)
 			return "dot_wait leaves 0 to 7 groups pending";
 		return type_eq(vtype(f, op->opnds[0]), vtype(f, op->res[0])) ? NULL : "dot_wait changes the type";
-	default: return NULL; /* for, if, yield: checked with their blocks */
+	default: return NULL; /* for, if, do_while, yield: checked with their blocks */
 	}
 }
 
@@ -304,10 +313,18 @@ static bool check_yield(Verifier *v, Op *owner, Block *b)
 	Op *y = b->last;
 	if (!y || y->code != OP_YIELD)
 		return fail(v, owner, "region does not end in yield");
-	if (y->nopnds != owner->nres)
-		return fail(v, y, arena_printf(f->arena, "yields %d values, the %s has %d results", y->nopnds,
+	int n = y->nopnds;
+	if (owner->code == OP_DO_WHILE) { /* the iters, then whether to go on */
+		Type c = n > 0 ? vtype(f, y->opnds[n - 1]) : type_scalar(TY_VOID);
+		if (n != owner->nres + 1 || c.rank != 0 || c.elem != TY_I1)
+			return fail(v, y, arena_printf(f->arena, "a do_while body yields its %d iters and then an i1 "
+						       "scalar condition", owner->nres));
+		n--;
+	} else if (n != owner->nres) {
+		return fail(v, y, arena_printf(f->arena, "yields %d values, the %s has %d results", n,
 					       op_info[owner->code].text, owner->nres));
-	for (int i = 0; i < y->nopnds; i++)
+	}
+	for (int i = 0; i < n; i++)
 		if (!type_eq(vtype(f, y->opnds[i]), vtype(f, owner->res[i])))
 			return fail(v, y, arena_printf(f->arena, "yield operand %d is %s, result %d is %s", i,
 						       tstr(f, vtype(f, y->opnds[i])), i, tstr(f, vtype(f, owner->res[i]))));
@@ -336,10 +353,25 @@ static const char *check_for_head(Func *f, Op *op)
 	return NULL;
 }
 
+static const char *check_do_while_head(Func *f, Op *op)
+{
+	Block *body = op->blocks[0];
+	if (body->nargs != op->nopnds)
+		return arena_printf(f->arena, "body has %d arguments, expects %d", body->nargs, op->nopnds);
+	for (int i = 0; i < op->nopnds; i++) {
+		Type t = vtype(f, op->opnds[i]);
+		if (!type_eq(t, vtype(f, body->args[i])) || !type_eq(t, vtype(f, op->res[i])))
+			return arena_printf(f->arena, "iter value %d: init, body argument and result differ", i);
+	}
+	return NULL;
+}
+
 static const char *check_region_head(Func *f, Op *op)
 {
 	if (op->code == OP_FOR)
 		return check_for_head(f, op);
+	if (op->code == OP_DO_WHILE)
+		return check_do_while_head(f, op);
 	Type c = vtype(f, op->opnds[0]);
 	if (c.rank != 0 || c.elem != TY_I1)
 		return "if condition is not a scalar i1";

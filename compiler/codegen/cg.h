@@ -132,6 +132,7 @@ LLVMValueRef cg_is_owner(Cg *c, const Layout *l);
  * begin branches around it where lanes or warps repeat elements and returns
  * the join block (NULL: everyone owns, nothing emitted); end closes it. */
 LLVMBasicBlockRef cg_owner_begin(Cg *c, const Layout *l);
+LLVMBasicBlockRef cg_when(Cg *c, LLVMValueRef pred); /* the same where pred is true (NULL: always) */
 void cg_owner_end(Cg *c, LLVMBasicBlockRef after);
 void cg_fill_dups(Cg *c, ValId v);
 /*
@@ -194,6 +195,10 @@ void cg_convert_layout(Cg *c, Op *op);
 void cg_convert_write(Cg *c, ValId v, int32_t offset);
 /* All of v's registers from a row-major tile at offset (no barriers). */
 void cg_convert_read(Cg *c, ValId v, int32_t offset);
+/* v's elements, written by their owners only, to every thread holding a copy, through bytes of scratch at offset */
+void cg_share_owned(Cg *c, ValId v, int32_t offset, int32_t bytes);
+/* scalar v, set only where own is true (one thread), to every thread through scratch at offset; ends in bar.sync */
+void cg_share_scalar(Cg *c, ValId v, LLVMValueRef own, int32_t offset);
 /* Where v's elements lie in such a row-major tile (bytes from its start). */
 CgLin cg_smem_lin(Cg *c, ValId v);
 /* Registers r .. r+vec-1 of v from the tile at offset; at = cg_smem_lin(c, v). */

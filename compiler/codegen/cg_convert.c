@@ -175,6 +175,27 @@ void cg_convert_read(Cg *c, ValId v, int32_t offset)
 	read_tile(c, offset, v, 0);
 }
 
+void cg_share_owned(Cg *c, ValId v, int32_t offset, int32_t bytes)
+{
+	cg_smem_access(c, offset, bytes, true);
+	write_tile(c, offset, v, vtype(c->f, v).elem, 0);
+	cg_smem_access(c, offset, bytes, false);
+	read_tile(c, offset, v, 0);
+}
+
+void cg_share_scalar(Cg *c, ValId v, LLVMValueRef own, int32_t offset)
+{
+	ElemKind e = vtype(c->f, v).elem;
+	LLVMValueRef p = cg_smem_ptr(c, offset, cg_i32c(c, 0));
+	cg_smem_access(c, offset, elem_bytes(e), true);
+	LLVMBasicBlockRef after = cg_when(c, own);
+	LLVMBuildStore(c->b, cg_to_mem(c, c->regs[v][0], e), p);
+	cg_owner_end(c, after);
+	cg_barrier(c);
+	cg_smem_access(c, offset, elem_bytes(e), false);
+	c->regs[v][0] = cg_from_mem(c, LLVMBuildLoad2(c->b, cg_mem_type(c, e), p, ""), e);
+}
+
 /* res's register r' is src's register holding the same element. */
 static void rename_regs(Cg *c, ValId src, ValId res)
 {

@@ -380,15 +380,19 @@ static LLVMBasicBlockRef new_bb(Cg *c, const char *name)
 	return LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
 }
 
-LLVMBasicBlockRef cg_owner_begin(Cg *c, const Layout *l)
+LLVMBasicBlockRef cg_when(Cg *c, LLVMValueRef pred)
 {
-	LLVMValueRef own = cg_is_owner(c, l);
-	if (!own)
+	if (!pred)
 		return NULL;
 	LLVMBasicBlockRef body = new_bb(c, "owner"), after = new_bb(c, "");
-	LLVMBuildCondBr(c->b, own, body, after);
+	LLVMBuildCondBr(c->b, pred, body, after);
 	LLVMPositionBuilderAtEnd(c->b, body);
 	return after;
+}
+
+LLVMBasicBlockRef cg_owner_begin(Cg *c, const Layout *l)
+{
+	return cg_when(c, cg_is_owner(c, l));
 }
 
 void cg_owner_end(Cg *c, LLVMBasicBlockRef after)
@@ -734,6 +738,43 @@ static void emit_for(Cg *c, Op *op)
 	}
 }
 
+/*
+ *   pre -> body: iters = phi(inits, yields)
+ *          ... ; if (go) body else exit
+ * The results are the last iteration's yields (the exit's one predecessor
+ * is the body's end).  The condition is a scalar: every thread of the
+ * program takes the same branch.
+ */
+static void emit_do_while(Cg *c, Op *op)
+{
+	Block *body = op->blocks[0];
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
+	LLVMBasicBlockRef bbody = new_bb(c, "while.body"), exit = new_bb(c, "while.exit");
+	LLVMBuildBr(c->b, bbody);
+	LLVMPositionBuilderAtEnd(c->b, bbody);
+	for (int i = 0; i < body->nargs; i++) {
+		phis_for(c, body->args[i]);
+		add_incoming(c, body->args[i], op->opnds[i], pre);
+	}
+	/* the body is entered from its own end too; the exit only from there */
+	if (block_uses_smem(body))
+		c->since_bar.all = true;
+	emit_block(c, body);
+	Op *y = yield_of(body);
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+	for (int i = 0; i < body->nargs; i++)
+		add_incoming(c, body->args[i], y->opnds[i], latch);
+	LLVMValueRef go = c->regs[y->opnds[body->nargs]][0];
+	LLVMBuildCondBr(c->b, go, bbody, exit);
+	LLVMPositionBuilderAtEnd(c->b, exit);
+	for (int i = 0; i < op->nres; i++) {
+		if (!same_layout(c, op->res[i], y->opnds[i]))
+			die("codegen: do_while result %%%d changes layout", op->res[i]);
+		c->regs[op->res[i]] = c->regs[y->opnds[i]];
+		c->words[op->res[i]] = c->words[y->opnds[i]];
+	}
+}
+
 static void emit_if(Cg *c, Op *op)
 {
 	LLVMValueRef cond = c->regs[op->opnds[0]][0];
@@ -802,11 +843,13 @@ static void emit_op(Cg *c, Op *op)
 	case OP_TRANS: cg_rename(c, op); break;
 	case OP_LOAD: cg_load(c, op); break;
 	case OP_STORE: cg_store(c, op); break;
-	case OP_ATOMIC: cg_atomic(c, op); break;
+	case OP_ATOMIC:
+	case OP_ATOMIC_CAS: cg_atomic(c, op); break;
 	case OP_DOT: cg_dot(c, op); break;
 	case OP_CONVERT_LAYOUT: cg_convert_layout(c, op); break;
 	case OP_FOR: emit_for(c, op); break;
 	case OP_IF: emit_if(c, op); break;
+	case OP_DO_WHILE: emit_do_while(c, op); break;
 	case OP_YIELD: break; /* read by the owning for/if */
 	case OP_ASYNC_RING:
 	case OP_ASYNC_COPY:
@@ -1104,23 +1147,6 @@ static void init_cg(Cg *c, Func *f, const Target *t)
 	c->f32 = LLVMFloatTypeInContext(c->ctx);
 }
 
-/*
- * What the GPU cannot do yet, as errors before any LLVM state exists: the old
- * value an atomic returns reaches only the thread that did it, so a kernel
- * may use it only where no other thread holds the same element.
- */
-static void check_supported(Func *f, Op *op, void *ctx)
-{
-	if (op->code != OP_ATOMIC || !op->nres || val(f, op->res[0])->nuses == 0)
-		return;
-	int li = val(f, op->res[0])->layout;
-	const Layout *l = li >= 0 ? &f->layouts[li] : NULL;
-	if (!l || cg_zeromask(l->lane, l->nlane) || cg_zeromask(l->warp, l->nwarp))
-		error_at(ctx, op->loc, "the value atomic_%s returns is not available here on the GPU: the %s is "
-		         "held by several threads and only one does the atomic; use atomic_%s as a statement",
-		         atomic_names[op->iattr[0]], l ? "tile" : "scalar", atomic_names[op->iattr[0]]);
-}
-
 /* An .ir file planned for wgmma (passes/pipeline.c) compiled for an arch without it. */
 static void check_no_wgmma(Func *f, Op *op, void *ctx)
 {
@@ -1141,7 +1167,6 @@ int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char 
 		error_plain(d, "unknown --arch '%s'; supported: %s", arch, cg_target_list());
 	call_once(&init_once, init_llvm);
 	ir_fill_uses(f);
-	ir_walk(f, check_supported, d);
 	if (!t->wgmma)
 		ir_walk(f, check_no_wgmma, d);
 	Cg *c = NEW(f->arena, Cg);

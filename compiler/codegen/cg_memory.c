@@ -282,7 +282,11 @@ void cg_store(Cg *c, Op *op)
 
 /* ---- atomics ---- */
 
-/* The atom instruction's operation and type for kind k on e (its inline-asm constraint in *cons). */
+/*
+ * The atom instruction's operation and type for kind k on e (its inline-asm
+ * constraint in *cons).  Float max and min are not here: atomic_float_max_min
+ * makes them of integer ones.
+ */
 static const char *atom_type(AtomicKind k, ElemKind e, char *cons)
 {
 	static const char *const bits[][2] = {{"exch.b32", "exch.b64"}, {"and.b32", "and.b64"}, {"or.b32", "or.b64"},
@@ -301,51 +305,119 @@ static const char *atom_type(AtomicKind k, ElemKind e, char *cons)
 		case TY_BF16: return "add.noftz.bf16";
 		default: return NULL;
 		}
-	case ATOM_MAX: return e == TY_I64 ? "max.s64" : "max.s32";
-	case ATOM_MIN: return e == TY_I64 ? "min.s64" : "min.s32";
+	case ATOM_MAX: return e == TY_I64 ? "max.s64" : e == TY_I32 ? "max.s32" : NULL;
+	case ATOM_MIN: return e == TY_I64 ? "min.s64" : e == TY_I32 ? "min.s32" : NULL;
 	default: return bits[k - ATOM_XCHG][elem_bits(e) == 64];
 	}
 }
 
-static LLVMValueRef atomic_one(Cg *c, AtomicKind k, ElemKind e, LLVMValueRef ptr, LLVMValueRef pred,
-			       LLVMValueRef x)
+/*
+ * One `@pred atom<space>.<ty> old, [ptr], x (, y)` in inline asm, old 0
+ * where pred is false; the registers are e's (f16: i16).  sync: the
+ * acq_rel, GPU-scope form of a scalar atomic.
+ */
+static LLVMValueRef atom_asm(Cg *c, bool sync, const char *ty, ElemKind e, LLVMValueRef ptr, LLVMValueRef pred,
+			     LLVMValueRef x, LLVMValueRef y)
 {
-	char cons_ch, text[160], cons[32];
-	const char *ty = atom_type(k, e, &cons_ch);
-	if (!ty)
-		die("codegen: atomic %s on %s", atomic_names[k], elem_name(e));
-	bool half = cons_ch == 'h';
+	char text[160], cons[32];
+	char cc = e == TY_F32 ? 'f' : e == TY_F64 ? 'd' : e == TY_I64 ? 'l' : e == TY_I32 ? 'r' : 'h';
+	bool half = cc == 'h';
 	LLVMTypeRef rt = half ? c->i16 : cg_elem_type(c, e);
 	if (half)
 		x = LLVMBuildBitCast(c->b, x, c->i16, "");
-	snprintf(text, sizeof text, "mov.b%d $0, 0;\n\t@$2 %s.%s $0, [ $1 + 0 ], $3;", half ? 16 : elem_bits(e),
-	         nv_names[NV_ASM_ATOM], ty);
-	snprintf(cons, sizeof cons, "=%c,l,b,%c", cons_ch, cons_ch);
-	LLVMValueRef args[3] = {ptr, pred ? pred : LLVMConstInt(c->i1, 1, 0), x};
-	LLVMValueRef r = cg_asm(c, text, cons, rt, args, 3, true);
+	snprintf(text, sizeof text, "mov.b%d $0, 0;\n\t@$2 %s.%s $0, [ $1 + 0 ], $3%s;", half ? 16 : elem_bits(e),
+	         nv_names[sync ? NV_ASM_ATOM_SYNC : NV_ASM_ATOM], ty, y ? ", $4" : "");
+	snprintf(cons, sizeof cons, y ? "=%c,l,b,%c,%c" : "=%c,l,b,%c", cc, cc, cc);
+	LLVMValueRef args[4] = {ptr, pred ? pred : LLVMConstInt(c->i1, 1, 0), x, y};
+	LLVMValueRef r = cg_asm(c, text, cons, rt, args, y ? 4 : 3, true);
 	return half ? LLVMBuildBitCast(c->b, r, cg_elem_type(c, e), "") : r;
 }
 
 /*
- * One atomic per owned element.  The old value comes back only to the
- * thread that did the add (for a scalar: thread 0).
+ * Float max (min) as Triton does it, on the bits as integers: a value >= 0
+ * takes the signed maximum (minimum), one < 0 the unsigned minimum
+ * (maximum), for IEEE order is signed order on the bits of non-negative
+ * floats and reversed unsigned order on negative ones.  A NaN value
+ * changes nothing: an `or` of 0 reads the old value.
+ */
+static LLVMValueRef atomic_float_max_min(Cg *c, bool sync, bool max, ElemKind e, LLVMValueRef ptr,
+					 LLVMValueRef pred, LLVMValueRef x)
+{
+	bool wide = e == TY_F64;
+	ElemKind ie = wide ? TY_I64 : TY_I32;
+	LLVMTypeRef it = cg_elem_type(c, ie);
+	LLVMValueRef bits = LLVMBuildBitCast(c->b, x, it, "");
+	LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(x));
+	LLVMValueRef pos = LLVMBuildFCmp(c->b, LLVMRealOGE, x, zero, "");
+	LLVMValueRef neg = LLVMBuildFCmp(c->b, LLVMRealOLT, x, zero, "");
+	LLVMValueRef nan = LLVMBuildFCmp(c->b, LLVMRealUNO, x, x, "");
+	const char *sgn = max ? (wide ? "max.s64" : "max.s32") : (wide ? "min.s64" : "min.s32");
+	const char *uns = max ? (wide ? "min.u64" : "min.u32") : (wide ? "max.u64" : "max.u32");
+	LLVMValueRef a = atom_asm(c, sync, sgn, ie, ptr, and_pred(c, pred, pos), bits, NULL);
+	LLVMValueRef b = atom_asm(c, sync, uns, ie, ptr, and_pred(c, pred, neg), bits, NULL);
+	LLVMValueRef n = atom_asm(c, sync, wide ? "or.b64" : "or.b32", ie, ptr, and_pred(c, pred, nan),
+				  LLVMConstNull(it), NULL);
+	LLVMValueRef old = LLVMBuildSelect(c->b, pos, a, LLVMBuildSelect(c->b, neg, b, n, ""), "");
+	return LLVMBuildBitCast(c->b, old, cg_elem_type(c, e), "");
+}
+
+static LLVMValueRef atomic_one(Cg *c, Op *op, bool sync, ElemKind e, LLVMValueRef ptr, LLVMValueRef pred,
+			       LLVMValueRef x, LLVMValueRef cmp)
+{
+	if (op->code == OP_ATOMIC_CAS)
+		return atom_asm(c, sync, elem_bits(e) == 64 ? "cas.b64" : "cas.b32", e, ptr, pred, cmp, x);
+	AtomicKind k = (AtomicKind)op->iattr[0];
+	if ((k == ATOM_MAX || k == ATOM_MIN) && elem_is_float(e))
+		return atomic_float_max_min(c, sync, k == ATOM_MAX, e, ptr, pred, x);
+	char cons_ch;
+	const char *ty = atom_type(k, e, &cons_ch);
+	if (!ty)
+		die("codegen: atomic %s on %s", atomic_names[k], elem_name(e));
+	return atom_asm(c, sync, ty, e, ptr, pred, x, NULL);
+}
+
+/*
+ * One atomic per owned element; the old value comes back to the thread
+ * that did it.
+ *
+ * A scalar atomic is done once for the program, by thread 0, and orders
+ * the program's memory accesses around it (docs/language.md): a bar.sync
+ * before it, so every thread's earlier accesses precede it, the acq_rel
+ * GPU-scope form, and a bar.sync after it, so every thread's later ones
+ * follow it; the old value reaches the other threads through the op's
+ * scratch.  Where a tile's elements are held by several threads (lanes or
+ * warps of the layout that hold copies), the owners' old values go to the
+ * others the same way when they are used.
  */
 void cg_atomic(Cg *c, Op *op)
 {
-	ValId ptr = op->opnds[0], x = op->opnds[1], mask = op->nopnds > 2 ? op->opnds[2] : 0;
+	bool cas = op->code == OP_ATOMIC_CAS;
+	int mi = ir_mask_index(op->code);
+	ValId ptr = op->opnds[0], x = op->opnds[cas ? 2 : 1], mask = op->nopnds > mi ? op->opnds[mi] : 0;
+	ValId cmp = cas ? op->opnds[1] : 0;
 	ElemKind e = vtype(c->f, x).elem;
 	const Layout *l = cg_layout(c, ptr);
+	bool used = op->nres && val(c->f, op->res[0])->nuses > 0;
 	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0;
+	if (!l)
+		cg_barrier(c);
 	LLVMValueRef own = owner(c, l);
 	LLVMValueRef *r = op->nres ? cg_new_regs(c, op->res[0]) : NULL;
 	for (int i = 0; i < cg_nregs(c, ptr); i++) {
 		if (i & zm)
 			continue;
 		LLVMValueRef pred = and_pred(c, mask ? c->regs[mask][i] : NULL, own);
-		LLVMValueRef old = atomic_one(c, (AtomicKind)op->iattr[0], e, c->regs[ptr][i], pred, c->regs[x][i]);
+		LLVMValueRef old = atomic_one(c, op, !l, e, c->regs[ptr][i], pred, c->regs[x][i],
+					      cas ? c->regs[cmp][i] : NULL);
 		if (r)
 			r[i] = old;
 	}
 	if (r)
 		cg_fill_dups(c, op->res[0]);
+	if (!l && used)
+		cg_share_scalar(c, op->res[0], own, op->smem_offset);
+	else if (!l && (op->next || op->parent != c->f->entry)) /* not the kernel's last word */
+		cg_barrier(c);
+	else if (used && layout_copies(l))
+		cg_share_owned(c, op->res[0], op->smem_offset, op->smem_bytes);
 }

@@ -281,28 +281,34 @@ static void axis_block(Func *f, Block *b);
  * The induction variable starts at lo and moves by step.  A loop-carried
  * value is its init joined with what the body yields for it: start from
  * the init and re-run the body until the join stops shrinking (every
- * change halves a power of two, so this ends quickly).
+ * change halves a power of two, so this ends quickly).  A do_while is the
+ * same without an induction variable (its iters are operands and body
+ * arguments from 0, and its yield ends with the condition).
  */
-static void axis_for(Func *f, Op *op)
+static void axis_loop(Func *f, Op *op)
 {
 	Block *body = op->blocks[0];
 	Op *y = yield_of(body);
-	Info lo = get(f, op->opnds[0]), step = get(f, op->opnds[2]);
-	put(f, body->args[0], (Info){1, cap(gcd(lo.divis, step.divis)), 1});
-	for (int i = 1; i < body->nargs; i++)
-		put(f, body->args[i], get(f, op->opnds[2 + i]));
+	int a0 = 0, o0 = 0; /* the first iter's body argument and operand */
+	if (op->code == OP_FOR) {
+		Info lo = get(f, op->opnds[0]), step = get(f, op->opnds[2]);
+		put(f, body->args[0], (Info){1, cap(gcd(lo.divis, step.divis)), 1});
+		a0 = 1, o0 = 3;
+	}
+	for (int i = a0; i < body->nargs; i++)
+		put(f, body->args[i], get(f, op->opnds[o0 + i - a0]));
 	for (bool changed = true; changed;) {
 		axis_block(f, body);
 		changed = false;
-		for (int i = 1; y && i < body->nargs && i - 1 < y->nopnds; i++) {
-			Info old = get(f, body->args[i]), j = join(old, get(f, y->opnds[i - 1]));
+		for (int i = a0; y && i < body->nargs && i - a0 < y->nopnds; i++) {
+			Info old = get(f, body->args[i]), j = join(old, get(f, y->opnds[i - a0]));
 			put(f, body->args[i], j);
 			if (!info_eq(get(f, body->args[i]), old))
 				changed = true;
 		}
 	}
-	for (int i = 0; i < op->nres && i + 1 < body->nargs; i++)
-		put(f, op->res[i], get(f, body->args[i + 1]));
+	for (int i = 0; i < op->nres && i + a0 < body->nargs; i++)
+		put(f, op->res[i], get(f, body->args[i + a0]));
 }
 
 static void axis_if(Func *f, Op *op)
@@ -318,8 +324,8 @@ static void axis_if(Func *f, Op *op)
 static void axis_block(Func *f, Block *b)
 {
 	for (Op *op = b->first; op; op = op->next) {
-		if (op->code == OP_FOR)
-			axis_for(f, op);
+		if (op->code == OP_FOR || op->code == OP_DO_WHILE)
+			axis_loop(f, op);
 		else if (op->code == OP_IF)
 			axis_if(f, op);
 		else

@@ -70,7 +70,7 @@ static bool all_ones(Func *f, ValId v)
 /* load p, true[, other] -> load p; store p, x, true -> store p, x (atomics the same). */
 static bool drop_true_mask(Func *f, Op *op)
 {
-	int at = op->code == OP_LOAD ? 1 : op->code == OP_STORE || op->code == OP_ATOMIC ? 2 : -1;
+	int at = ir_mask_index(op->code);
 	if (at < 0 || op->nopnds <= at || !all_ones(f, op->opnds[at]))
 		return false;
 	op->nopnds = at;

@@ -211,7 +211,7 @@ static int anchor(LayoutPass *p, Op *op)
 	Func *f = p->f;
 	if (op->code == OP_LOAD && !p->settled && small_load(f, op))
 		return -1;
-	if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC) {
+	if (ir_mask_index(op->code) >= 0) {
 		Type t = vtype(f, op->opnds[0]);
 		return t.rank ? blocked(p, t, t.pointee, op->loc) : -1;
 	}
@@ -235,7 +235,7 @@ static bool owned(Func *f, ValId v)
 	Op *d = val(f, v)->def;
 	if (!d)
 		return false;
-	return (d->code == OP_LOAD && !small_load(f, d)) || d->code == OP_ATOMIC || d->code == OP_DOT ||
+	return (d->code == OP_LOAD && !small_load(f, d)) || ir_is_atomic(d->code) || d->code == OP_DOT ||
 	       op_has(d->code, F_REDUCE);
 }
 
@@ -269,9 +269,9 @@ static int want(LayoutPass *p, Op *op, int i, int R)
 		return -1;
 	/* a load's or atomic's operands share its result's layout (one given in
 	 * IR text included); a store's follow the anchor */
-	if ((op->code == OP_LOAD || op->code == OP_ATOMIC) && R >= 0)
+	if ((op->code == OP_LOAD || ir_is_atomic(op->code)) && R >= 0)
 		return R;
-	if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC)
+	if (ir_mask_index(op->code) >= 0)
 		return anchor(p, op);
 	if (R < 0)
 		return -1;
@@ -304,7 +304,7 @@ static int implied(LayoutPass *p, Op *op)
 	Func *f = p->f;
 	if (op->nres != 1 || !is_tensor(f, op->res[0]))
 		return -1;
-	if (op->code == OP_LOAD || op->code == OP_ATOMIC || op->code == OP_DOT)
+	if (op->code == OP_LOAD || ir_is_atomic(op->code) || op->code == OP_DOT)
 		return anchor(p, op);
 	int s = op->nopnds > 0 && is_tensor(f, op->opnds[0]) ? lay(f, op->opnds[0]) : -1;
 	Layout l;
@@ -345,6 +345,12 @@ static void request(LayoutPass *p, ValId v, int L)
 
 static void forward_block(LayoutPass *p, Block *b);
 
+/* The body argument of a loop's first carried value: a for's iv comes first. */
+static int first_iter(const Op *op)
+{
+	return op->code == OP_FOR ? 1 : 0;
+}
+
 /* Loop and if results (and loop-carried block args) take their yields' layouts. */
 static void carry_from_yields(LayoutPass *p, Op *op)
 {
@@ -356,8 +362,8 @@ static void carry_from_yields(LayoutPass *p, Op *op)
 		if (L < 0 && y1 && i < y1->nopnds && is_tensor(f, y1->opnds[i]))
 			L = lay(f, y1->opnds[i]);
 		set(p, op->res[i], L);
-		if (op->code == OP_FOR)
-			set(p, op->blocks[0]->args[i + 1], L);
+		if (op->code == OP_FOR || op->code == OP_DO_WHILE)
+			set(p, op->blocks[0]->args[i + first_iter(op)], L);
 	}
 }
 
@@ -367,7 +373,7 @@ static void forward_block(LayoutPass *p, Block *b)
 		for (int i = 0; i < op->nblocks; i++)
 			if (op->blocks[i])
 				forward_block(p, op->blocks[i]);
-		if (op->code == OP_FOR || op->code == OP_IF)
+		if (op->code == OP_FOR || op->code == OP_DO_WHILE || op->code == OP_IF)
 			carry_from_yields(p, op);
 		else if (op->nres == 1)
 			set(p, op->res[0], implied(p, op));
@@ -379,20 +385,21 @@ static void forward_block(LayoutPass *p, Block *b)
 static void backward_block(LayoutPass *p, Block *b);
 
 /* A loop result, its block arg, its yield operand and its init share a layout. */
-static void backward_for(LayoutPass *p, Op *op)
+static void backward_loop(LayoutPass *p, Op *op)
 {
 	Func *f = p->f;
 	Block *body = op->blocks[0];
 	Op *y = yield_of(body);
+	int a0 = first_iter(op), o0 = op->nopnds - op->nres;
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < op->nres; i++) {
-			ValId r = op->res[i], arg = body->args[i + 1];
+			ValId r = op->res[i], arg = body->args[i + a0];
 			int G = lay(f, r) >= 0 ? lay(f, r) : lay(f, arg);
 			set(p, r, G);
 			set(p, arg, G);
 			if (y && i < y->nopnds)
 				request(p, y->opnds[i], G);
-			request(p, op->opnds[3 + i], G);
+			request(p, op->opnds[o0 + i], G);
 		}
 		if (pass == 0)
 			backward_block(p, body);
@@ -414,8 +421,8 @@ static void backward_block(LayoutPass *p, Block *b)
 {
 	Func *f = p->f;
 	for (Op *op = b->last; op; op = op->prev) {
-		if (op->code == OP_FOR) {
-			backward_for(p, op);
+		if (op->code == OP_FOR || op->code == OP_DO_WHILE) {
+			backward_loop(p, op);
 			continue;
 		}
 		if (op->code == OP_IF) {
@@ -472,18 +479,19 @@ static void need(LayoutPass *p, Op *op, int i, int L)
 
 static void fix_block(LayoutPass *p, Block *b);
 
-static void fix_for(LayoutPass *p, Op *op)
+static void fix_loop(LayoutPass *p, Op *op)
 {
 	Func *f = p->f;
 	Block *body = op->blocks[0];
+	int a0 = first_iter(op), o0 = op->nopnds - op->nres;
 	for (int i = 0; i < op->nres; i++) {
-		ValId r = op->res[i], arg = body->args[i + 1], init = op->opnds[3 + i];
+		ValId r = op->res[i], arg = body->args[i + a0], init = op->opnds[o0 + i];
 		if (!is_tensor(f, r))
 			continue;
 		int G = lay(f, r) >= 0 ? lay(f, r) : lay(f, arg) >= 0 ? lay(f, arg) : lay(f, init);
 		val(f, r)->layout = G;
 		val(f, arg)->layout = G;
-		need(p, op, 3 + i, G);
+		need(p, op, o0 + i, G);
 	}
 	fix_block(p, body);
 }
@@ -526,8 +534,8 @@ static void fix_op(LayoutPass *p, Op *op)
 static void fix_block(LayoutPass *p, Block *b)
 {
 	for (Op *op = b->first; op; op = op->next) {
-		if (op->code == OP_FOR)
-			fix_for(p, op);
+		if (op->code == OP_FOR || op->code == OP_DO_WHILE)
+			fix_loop(p, op);
 		else if (op->code == OP_IF)
 			fix_if(p, op);
 		else if (op->code == OP_YIELD)

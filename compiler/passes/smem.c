@@ -71,6 +71,10 @@ static int warps_in_axis(const Layout *l, int axis)
  * and i32 index).  This is at least codegen's cg_reduce_smem_bytes, which
  * packs the values and then the indices.  DOT: none, its operands arrive
  * through converts.
+ * An atomic whose old values are used: for a scalar, one element (thread
+ * 0 does it and hands it on); for a tile whose layout holds copies of
+ * elements in several lanes or warps, the whole tile (the owners hand
+ * theirs on); else none.
  */
 static int64_t scratch_bytes(Func *f, Op *op)
 {
@@ -90,6 +94,13 @@ static int64_t scratch_bytes(Func *f, Op *op)
 		Type t = vtype(f, op->res[0]);
 		Value *src = val(f, op->opnds[0]);
 		if (src->layout >= 0 && layout_scan_in_warp(&f->layouts[src->layout], (int)op->iattr[0]))
+			return 0;
+		return type_numel(t) * elem_bytes(t.elem);
+	}
+	if (ir_is_atomic(op->code)) {
+		Value *r = val(f, op->res[0]);
+		Type t = r->type;
+		if (r->nuses == 0 || (r->layout >= 0 && !layout_copies(&f->layouts[r->layout])))
 			return 0;
 		return type_numel(t) * elem_bytes(t.elem);
 	}
@@ -228,6 +239,7 @@ static void report_overflow(Func *f, Plan *p, int32_t total, int limit)
 void pass_smem(Func *f, int limit_bytes)
 {
 	Plan p = {.arena = f->arena};
+	ir_fill_uses(f);
 	ir_walk(f, collect_buffer, &p);
 	for (int i = 0; i + 1 < p.n; i++)
 		if (p.bufs[i].size <= SMALL && p.bufs[i].end <= p.bufs[i + 1].start)

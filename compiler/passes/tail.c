@@ -98,7 +98,7 @@ static bool passes_mask(Opcode c)
 /* The operand index an op takes a predicate at, for free; -1 if none. */
 static int mask_operand(Opcode c)
 {
-	return c == OP_LOAD ? 1 : c == OP_STORE || c == OP_ATOMIC ? 2 : -1;
+	return ir_mask_index(c);
 }
 
 static void scan(Tail *t, Block *b)

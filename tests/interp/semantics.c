@@ -6,7 +6,8 @@
  * every op (round to nearest even), bf16 storage, reductions with argmax's
  * first index; if/else in a loop and atomic_add's old value; the math
  * functions (libm's f32 ones, fma rounded once, floor and ceil folded
- * exactly, clamp); fn helpers; random numbers; the atomics; cumsum.  Runs at opt 0 and opt 1, which must agree.
+ * exactly, clamp); fn helpers; random numbers; the atomics; cumsum; while loops, a lock, float
+ * atomic max/min and atomic_cas.  Runs at opt 0 and opt 1, which must agree.
  */
 #include "run.h"
 
@@ -402,6 +403,77 @@ static void test_scans(int opt, int32_t *o, float *of)
 	CHECKF(bad == 0, "scans (opt %d): %d of 400 running sums wrong", opt, bad);
 }
 
+/*
+ * while loops (one with an if in it, one that never runs, one carrying a
+ * tile), a spin lock around a ticket taken from a scalar atomic's old
+ * value, float atomic_max and atomic_min on the bits as the GPU does them
+ * (signed zeros, NaN, infinities), and atomic_cas on floats with a mask.
+ */
+static const char *loops =
+	"kernel loops(o: *i32, lock: *i32, x: *f32, fm: *f32, fc: *f32, n: i32) {\n"
+	"    let p = program_id(0) * 4;\n"
+	"    var m = n;\n"
+	"    var steps = 0;\n"
+	"    while m != 1 {\n"
+	"        if m % 2 == 0 { m = m / 2; } else { m = 3 * m + 1; }\n"
+	"        steps += 1;\n"
+	"    }\n"
+	"    var k = 5;\n"
+	"    while k < 0 { k -= 1; }\n"
+	"    var t = load(x + arange(0, 8));\n"
+	"    var halvings = 0;\n"
+	"    while sum(t, 0) >= 1.0 { t = t * 0.5; halvings += 1; }\n"
+	"    while atomic_cas(lock, 0, 1) == 1 {}\n"
+	"    let ticket = atomic_add(lock + 1, 1);\n"
+	"    atomic_xchg(lock, 0);\n"
+	"    store(o + p, steps);\n"
+	"    store(o + p + 1, halvings);\n"
+	"    store(o + p + 2, k);\n"
+	"    store(o + p + 3, ticket);\n"
+	"    if program_id(0) == 0 {\n"
+	"        let i = arange(0, 8);\n"
+	"        let v = load(fm + 16 + i);\n"
+	"        store(fm + 24 + i, atomic_max(fm + i, v));\n"
+	"        atomic_min(fm + 8 + i, v);\n"
+	"        let j = arange(0, 4);\n"
+	"        store(fc + 4 + j, atomic_cas(fc + j, cast(j, f32), 100.0, j != 3));\n"
+	"    }\n"
+	"}\n";
+
+static void test_loops(int opt, int32_t *o, float *fm)
+{
+	int32_t lock[2] = {0, 0};
+	float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, fc[8] = {0, 5, 2, 3};
+	static const float a[8] = {1, -1, -2, 0.5f, -0.0f, 0.0f, 3, -INFINITY};
+	static const float v[8] = {2, -3, 0.5f, -7, 0.0f, -0.0f, NAN, INFINITY};
+	static const float mx[8] = {2, -1, 0.5f, 0.5f, 0.0f, 0.0f, 3, INFINITY};
+	static const float mn[8] = {1, -3, -2, -7, -0.0f, -0.0f, 3, -INFINITY};
+	for (int i = 0; i < 8; i++)
+		fm[i] = a[i], fm[8 + i] = a[i], fm[16 + i] = v[i], fm[24 + i] = 42;
+	for (int i = 0; i < 12; i++)
+		o[i] = REF_POISON_INT;
+	ref_poison_f32(fc + 4, 4);
+	KArg k[] = {kbuf(o, 12 * 4), kbuf(lock, sizeof lock), kbuf(x, sizeof x), kbuf(fm, 32 * 4), kbuf(fc, sizeof fc),
+		    kint(27)};
+	if (!CHECKF(run_text("loops.tile", loops, NULL, NULL, 0, opt, k, 6, 3, 1, 1) == 0, "loops: %s", run_error))
+		return;
+	for (int p = 0; p < 3; p++)
+		CHECKF(o[4 * p] == 111 && o[4 * p + 1] == 6 && o[4 * p + 2] == 5 && o[4 * p + 3] == p,
+		       "loops (opt %d): program %d gave %d %d %d %d, want 111 6 5 %d", opt, p, o[4 * p], o[4 * p + 1],
+		       o[4 * p + 2], o[4 * p + 3], p);
+	CHECKF(lock[0] == 0 && lock[1] == 3, "loops (opt %d): lock %d, tickets %d, want 0 and 3", opt, lock[0], lock[1]);
+	for (int i = 0; i < 8; i++) {
+		CHECKF(!memcmp(&fm[i], &mx[i], 4) && !memcmp(&fm[8 + i], &mn[i], 4) && !memcmp(&fm[24 + i], &a[i], 4),
+		       "loops (opt %d): float max/min of %g and %g gave %g and %g (old %g), want %g and %g", opt,
+		       (double)a[i], (double)v[i], (double)fm[i], (double)fm[8 + i], (double)fm[24 + i], (double)mx[i],
+		       (double)mn[i]);
+	}
+	static const float cw[8] = {100, 5, 100, 3, 0, 5, 2, 0};
+	for (int i = 0; i < 8; i++)
+		CHECKF(fc[i] == cw[i], "loops (opt %d): atomic_cas f32 element %d is %g, want %g", opt, i, (double)fc[i],
+		       (double)cw[i]);
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
@@ -411,6 +483,8 @@ int main(void)
 	float oatf[2][128], oscf[2][144];
 	int32_t osc[2][256];
 	uint16_t omh[2][2];
+	int32_t olp[2][12];
+	float olf[2][32];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
 		test_halfs(opt, oh[opt], ob[opt], of[opt]);
@@ -421,7 +495,10 @@ int main(void)
 		test_rng(opt, orng[opt], orngf[opt]);
 		test_atomics(opt, oat[opt], oatf[opt]);
 		test_scans(opt, osc[opt], oscf[opt]);
+		test_loops(opt, olp[opt], olf[opt]);
 	}
+	check_same("loops", olp[0], olp[1], sizeof olp[0]);
+	check_same("loops f32", olf[0], olf[1], sizeof olf[0]);
 	check_same("scans", osc[0], osc[1], sizeof osc[0]);
 	check_same("atomics", oat[0], oat[1], sizeof oat[0]);
 	check_same("rng", orng[0], orng[1], sizeof orng[0]);
