@@ -595,8 +595,10 @@ static int64_t elem_raw(int e, Elt x)
 
 /*
  * Float atomic max and min as the GPU does them (cg_memory.c), on the bits:
- * a value >= 0 takes the signed maximum (minimum) of the bits, one < 0 the
- * unsigned minimum (maximum), a NaN changes nothing.
+ * a value whose sign bit is clear takes the signed maximum (minimum) of the
+ * bits, one whose sign bit is set the unsigned minimum (maximum), a NaN
+ * changes nothing.  That is the maximum (minimum) in IEEE order with -0
+ * below +0, whatever order the programs come in.
  */
 static Elt float_max_min(int e, bool max, Elt old, Elt x)
 {
@@ -605,7 +607,7 @@ static Elt float_max_min(int e, bool max, Elt old, Elt x)
 	int64_t a = elem_raw(e, old), b = elem_raw(e, x);
 	bool wide = elem_bits((ElemKind)e) == 64;
 	uint64_t ua = wide ? (uint64_t)a : (uint32_t)a, ub = wide ? (uint64_t)b : (uint32_t)b;
-	bool take = x.f >= 0 ? (max ? b > a : b < a) : (max ? ub < ua : ub > ua);
+	bool take = b >= 0 ? (max ? b > a : b < a) : (max ? ub < ua : ub > ua);
 	return take ? x : old;
 }
 

@@ -334,11 +334,15 @@ static LLVMValueRef atom_asm(Cg *c, bool sync, const char *ty, ElemKind e, LLVMV
 }
 
 /*
- * Float max (min) as Triton does it, on the bits as integers: a value >= 0
- * takes the signed maximum (minimum), one < 0 the unsigned minimum
- * (maximum), for IEEE order is signed order on the bits of non-negative
- * floats and reversed unsigned order on negative ones.  A NaN value
- * changes nothing: an `or` of 0 reads the old value.
+ * Float max (min) on the bits as integers: a value whose sign bit is clear
+ * takes the signed maximum (minimum), one whose sign bit is set the
+ * unsigned minimum (maximum), for IEEE order is signed order on the bits
+ * of non-negative floats and reversed unsigned order on negative ones.
+ * Each step is then the maximum (minimum) in that order with -0 below +0,
+ * so the programs may come in any order.  (Splitting on x >= 0, as Triton
+ * does, sends -0 down the signed path, where its bits are the smallest
+ * integer: a minimum of -0 would overwrite any negative value.)  A NaN
+ * value changes nothing: an `or` of 0 reads the old value.
  */
 static LLVMValueRef atomic_float_max_min(Cg *c, bool sync, bool max, ElemKind e, LLVMValueRef ptr,
 					 LLVMValueRef pred, LLVMValueRef x)
@@ -347,10 +351,10 @@ static LLVMValueRef atomic_float_max_min(Cg *c, bool sync, bool max, ElemKind e,
 	ElemKind ie = wide ? TY_I64 : TY_I32;
 	LLVMTypeRef it = cg_elem_type(c, ie);
 	LLVMValueRef bits = LLVMBuildBitCast(c->b, x, it, "");
-	LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(x));
-	LLVMValueRef pos = LLVMBuildFCmp(c->b, LLVMRealOGE, x, zero, "");
-	LLVMValueRef neg = LLVMBuildFCmp(c->b, LLVMRealOLT, x, zero, "");
-	LLVMValueRef nan = LLVMBuildFCmp(c->b, LLVMRealUNO, x, x, "");
+	LLVMValueRef nan = LLVMBuildFCmp(c->b, LLVMRealUNO, x, x, ""), num = LLVMBuildNot(c->b, nan, "");
+	LLVMValueRef sign = LLVMBuildICmp(c->b, LLVMIntSLT, bits, LLVMConstNull(it), "");
+	LLVMValueRef pos = LLVMBuildAnd(c->b, num, LLVMBuildNot(c->b, sign, ""), "");
+	LLVMValueRef neg = LLVMBuildAnd(c->b, num, sign, "");
 	const char *sgn = max ? (wide ? "max.s64" : "max.s32") : (wide ? "min.s64" : "min.s32");
 	const char *uns = max ? (wide ? "min.u64" : "min.u32") : (wide ? "max.u64" : "max.u32");
 	LLVMValueRef a = atom_asm(c, sync, sgn, ie, ptr, and_pred(c, pred, pos), bits, NULL);

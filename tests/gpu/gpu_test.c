@@ -792,6 +792,136 @@ static void case_atomics(int n, int buckets)
 }
 
 /*
+ * Programs that synchronise through memory: a spin lock (while atomic_cas)
+ * around a read-modify-write of one row, as Triton's layer-norm backward
+ * guards its partial sums (the first holder writes, the others add); a
+ * ticket, the old value of a scalar atomic_add, which every thread uses as
+ * an address; float atomic_max and atomic_min over every program (signed
+ * zeros, negatives); a 32-element tile that every warp holds, whose old
+ * values come back to all of them; and a while loop whose trip count is the
+ * program's (Collatz steps of program_id + 1).  The inputs are small
+ * integers, so the sums are exact in any order.
+ */
+static const char *sync_src =
+	"kernel sync(state: *i32, acc: *f32, tickets: *i32, fm: *f32, olds: *i32, steps: *i32, x: *f32,\n"
+	"            BLOCK: const i32 = 256) {\n"
+	"    let pid = program_id(0);\n"
+	"    let cols = arange(0, BLOCK);\n"
+	"    let v = load(x + pid * BLOCK + cols);\n"
+	"    while atomic_cas(state, 0, 1) == 1 {}\n"
+	"    if load(state + 1) == 0 {\n"
+	"        atomic_xchg(state + 1, 1);\n"
+	"        store(acc + cols, v);\n"
+	"    } else {\n"
+	"        store(acc + cols, load(acc + cols) + v);\n"
+	"    }\n"
+	"    atomic_xchg(state, 0);\n"
+	"    store(tickets + atomic_add(state + 2, 1), pid);\n"
+	"    atomic_max(fm + cols % 32, v);\n"
+	"    atomic_min(fm + 32 + cols % 32, v);\n"
+	"    let i = arange(0, 32);\n"
+	"    store(olds + pid * 32 + i, atomic_add(state + 3 + i, 1));\n"
+	"    var m = pid + 1;\n"
+	"    var s = 0;\n"
+	"    while m != 1 {\n"
+	"        if m % 2 == 0 { m = m / 2; } else { m = 3 * m + 1; }\n"
+	"        s += 1;\n"
+	"    }\n"
+	"    store(steps + pid, s);\n"
+	"}\n";
+
+/* IEEE order with -0 below +0 (the order the GPU's float atomic_max keeps). */
+static bool f32_above(float a, float b)
+{
+	return a > b || (a == b && !signbit(a) && signbit(b));
+}
+
+static void check_sync(Case *c, const char *who, int progs, int block, const float *x, void **r)
+{
+	const int32_t *state = r[0], *tickets = r[2], *olds = r[4], *steps = r[5];
+	const float *acc = r[1], *fm = r[3];
+	if (state[0] != 0 || state[1] != 1 || state[2] != progs)
+		fail(c, "%s: lock %d, count %d, tickets %d; want 0, 1, %d", who, state[0], state[1], state[2], progs);
+	for (int i = 0; i < 32 && !c->failed; i++)
+		if (state[3 + i] != progs)
+			fail(c, "%s: counter %d is %d, want %d", who, i, state[3 + i], progs);
+	for (int j = 0; j < block && !c->failed; j++) {
+		float want = 0;
+		for (int p = 0; p < progs; p++)
+			want += x[(size_t)p * block + j];
+		if (acc[j] != want)
+			fail(c, "%s: locked sum of column %d is %g, want %g", who, j, (double)acc[j], (double)want);
+	}
+	for (int k = 0; k < 32 && !c->failed; k++) {
+		float hi = -INFINITY, lo = INFINITY;
+		for (int p = 0; p < progs; p++)
+			for (int j = k; j < block; j += 32) {
+				float v = x[(size_t)p * block + j];
+				hi = f32_above(v, hi) ? v : hi;
+				lo = f32_above(lo, v) ? v : lo;
+			}
+		if (memcmp(&fm[k], &hi, 4) || memcmp(&fm[32 + k], &lo, 4))
+			fail(c, "%s: float max/min of slot %d: %g and %g, want %g and %g", who, k, (double)fm[k],
+			     (double)fm[32 + k], (double)hi, (double)lo);
+	}
+	char *seen = xmalloc((size_t)progs);
+	for (int i = -1; i < 32 && !c->failed; i++) {
+		memset(seen, 0, (size_t)progs);
+		for (int p = 0; p < progs && !c->failed; p++) {
+			int t = i < 0 ? tickets[p] : olds[p * 32 + i];
+			if (t < 0 || t >= progs || seen[t]++)
+				fail(c, "%s: %s %d of program %d is %d, twice or out of range", who, i < 0 ? "ticket" : "old value",
+				     i, p, t);
+		}
+	}
+	free(seen);
+	for (int p = 0; p < progs && !c->failed; p++) {
+		int s = 0;
+		for (long long m = p + 1; m != 1; s++)
+			m = m % 2 ? 3 * m + 1 : m / 2;
+		if (steps[p] != s)
+			fail(c, "%s: program %d took %d steps, want %d", who, p, steps[p], s);
+	}
+}
+
+static void case_sync(int progs, int warps)
+{
+	if (!want("sync"))
+		return;
+	Case c;
+	start(&c, "sync programs=%d warps=%d", progs, warps);
+	const int block = 256;
+	size_t n = (size_t)progs * block;
+	int32_t *state = xmalloc(4 * 35), *tickets = xmalloc(4 * (size_t)progs), *olds = xmalloc(4 * 32 * (size_t)progs);
+	int32_t *steps = xmalloc(4 * (size_t)progs);
+	float *x = xmalloc(4 * n), *acc = xmalloc(4 * block), fm[64];
+	memset(state, 0, 4 * 35);
+	for (size_t i = 0; i < n; i++)
+		x[i] = (float)(int)uniform(-1000, 1000);
+	for (int p = 0; p < progs; p += 3) /* zeros of both signs meet negative values in slot 3 */
+		x[(size_t)p * block + 3 + 32 * (p % 8)] = p % 2 ? 0.0f : -0.0f;
+	for (int k = 0; k < 32; k++)
+		fm[k] = -INFINITY, fm[32 + k] = INFINITY;
+	Buf bufs[] = {{state, 4 * 35, INOUT}, {acc, 4 * block, OUT}, {tickets, 4 * (size_t)progs, OUT},
+	              {fm, sizeof fm, INOUT}, {olds, 4 * 32 * (size_t)progs, OUT}, {steps, 4 * (size_t)progs, OUT},
+	              {x, 4 * n, IN}};
+	Launch l = {.file = "sync.tile", .src = sync_src, .kernel = "sync", .num_warps = warps, .grid = (unsigned)progs,
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6)}, .nargs = 7, .bufs = bufs,
+	            .nbufs = 7};
+	void *ir[7] = {NULL};
+	if (run_both(&c, &l, progs <= 1000, ir)) {
+		void *dev[7] = {state, acc, tickets, fm, olds, steps, x};
+		if (gpu)
+			check_sync(&c, "GPU", progs, block, x, dev);
+		if (ir[0] && !c.failed)
+			check_sync(&c, "interpreter", progs, block, x, ir);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 7);
+	free(state), free(tickets), free(olds), free(steps), free(x), free(acc);
+}
+
+/*
  * cumsum of an R x C tile along one axis, forward or reversed: f32 against
  * the running sums in double (within 4 ulp per step of log2 n of the prefix's
  * magnitude), i32 (8x the value, truncated) exactly; the interpreter adds in
@@ -1899,6 +2029,11 @@ static void run_all(void)
 	case_atomics(1 << 16, 1);
 	if (large)
 		case_atomics(1 << 22, 1024);
+	case_sync(300, 4);
+	case_sync(97, 8);
+	case_sync(1, 1);
+	if (large)
+		case_sync(20000, 4);
 	case_dropout(false, 5000, 0.5, 123);
 	case_dropout(false, 1 << 16, 0.1, -99);
 	case_dropout(true, 4099, 0.25, 7);

@@ -444,10 +444,10 @@ static void test_loops(int opt, int32_t *o, float *fm)
 {
 	int32_t lock[2] = {0, 0};
 	float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, fc[8] = {0, 5, 2, 3};
-	static const float a[8] = {1, -1, -2, 0.5f, -0.0f, 0.0f, 3, -INFINITY};
+	static const float a[8] = {1, -1, -2, 0.5f, -0.0f, -1, 3, -INFINITY};
 	static const float v[8] = {2, -3, 0.5f, -7, 0.0f, -0.0f, NAN, INFINITY};
-	static const float mx[8] = {2, -1, 0.5f, 0.5f, 0.0f, 0.0f, 3, INFINITY};
-	static const float mn[8] = {1, -3, -2, -7, -0.0f, -0.0f, 3, -INFINITY};
+	static const float mx[8] = {2, -1, 0.5f, 0.5f, 0.0f, -0.0f, 3, INFINITY};
+	static const float mn[8] = {1, -3, -2, -7, -0.0f, -1, 3, -INFINITY};
 	for (int i = 0; i < 8; i++)
 		fm[i] = a[i], fm[8 + i] = a[i], fm[16 + i] = v[i], fm[24 + i] = 42;
 	for (int i = 0; i < 12; i++)
