@@ -85,6 +85,15 @@ static size_t where(Interp *it, Loc loc)
 	return n < 0 ? 0 : (size_t)n < sizeof it->err ? (size_t)n : sizeof it->err - 1;
 }
 
+/* Ends the run with the n bytes of message in it->err, then a note for each fn call loc sits in. */
+NORETURN static void stop(Interp *it, Loc loc, size_t n)
+{
+	for (const DiagFrame *f = loc.in; f && n < sizeof it->err; f = f->up)
+		n += (size_t)snprintf(it->err + n, sizeof it->err - n, "\n%s:%d:%d: note: in this call to '%s'", it->file,
+				      f->call.line, f->call.col, f->fn);
+	longjmp(it->jmp, 1);
+}
+
 NORETURN PRINTF(3, 4) static void fail(Interp *it, Loc loc, const char *fmt, ...)
 {
 	size_t n = where(it, loc);
@@ -94,8 +103,9 @@ NORETURN PRINTF(3, 4) static void fail(Interp *it, Loc loc, const char *fmt, ...
 		n += (size_t)vsnprintf(it->err + n, sizeof it->err - n, fmt, ap);
 	va_end(ap);
 	if (n < sizeof it->err)
-		snprintf(it->err + n, sizeof it->err - n, " in program (%d, %d, %d)", it->pid[0], it->pid[1], it->pid[2]);
-	longjmp(it->jmp, 1);
+		n += (size_t)snprintf(it->err + n, sizeof it->err - n, " in program (%d, %d, %d)", it->pid[0], it->pid[1],
+				      it->pid[2]);
+	stop(it, loc, n);
 }
 
 /* ---- numbers ---- */
@@ -491,10 +501,10 @@ static unsigned char *check(Interp *it, Op *op, const char *what, int e, Type la
 	if (lanes.rank > 0)
 		coords(at, sizeof at, lanes, i);
 	size_t n = where(it, op->loc);
-	snprintf(it->err + n, sizeof it->err - n, "%s %s of %s%s in program (%d, %d, %d): %s",
-		 misaligned ? "misaligned" : "out-of-bounds", what,
-		 elem_name((ElemKind)e), at, it->pid[0], it->pid[1], it->pid[2], why);
-	longjmp(it->jmp, 1);
+	n += (size_t)snprintf(it->err + n, sizeof it->err - n, "%s %s of %s%s in program (%d, %d, %d): %s",
+			      misaligned ? "misaligned" : "out-of-bounds", what, elem_name((ElemKind)e), at, it->pid[0],
+			      it->pid[1], it->pid[2], why);
+	stop(it, op->loc, n < sizeof it->err ? n : sizeof it->err - 1);
 }
 
 static uint16_t f16_bits(double v)
@@ -1133,7 +1143,7 @@ uint64_t interp_buffer(Interp *it, void *host, size_t bytes)
 static void bind_args(Interp *it, const InterpArg *args, int nargs)
 {
 	Block *entry = it->f->entry;
-	Loc none = {0, 0};
+	Loc none = {.line = 0};
 	if (nargs != entry->nargs)
 		fail(it, none, "kernel %s takes %d arguments, %d given", it->f->name, entry->nargs, nargs);
 	for (int i = 0; i < nargs; i++) {
@@ -1152,7 +1162,7 @@ static void bind_args(Interp *it, const InterpArg *args, int nargs)
 
 static void run_grid(Interp *it, const InterpArg *args, int nargs, const int grid[3])
 {
-	Loc none = {0, 0};
+	Loc none = {.line = 0};
 	for (int d = 0; d < 3; d++) {
 		it->grid[d] = grid[d];
 		it->pid[d] = 0;

@@ -239,6 +239,8 @@ Op *ir_new_op(Func *f, Opcode code, const ValId *opnds, int nopnds, const Type *
 	Op *op = NEW(f->arena, Op);
 	op->code = code;
 	op->loc = loc;
+	if (!loc.in)
+		op->loc.in = f->inlining;
 	op->smem_offset = -1;
 	op->nopnds = nopnds;
 	op->opnds = NEWN(f->arena, ValId, nopnds > 0 ? nopnds : 1);

@@ -148,6 +148,8 @@ struct Func {
 	int nlayouts, caplayouts;
 	int32_t smem_total;   /* bytes of shared memory, set by the planner */
 	Diag *diag;           /* for user errors raised by passes (e.g. shared memory over the limit) */
+	/* while lower.c inlines an fn: the calls, innermost first; ir_new_op puts it in each op's loc.in */
+	const DiagFrame *inlining;
 };
 
 /* ---- types ---- */

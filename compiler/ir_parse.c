@@ -57,7 +57,7 @@ typedef struct Parser {
 
 static Loc here(Parser *p)
 {
-	return (Loc){p->line, (int)(p->pos - p->linestart) + 1};
+	return (Loc){.line = p->line, .col = (int)(p->pos - p->linestart) + 1};
 }
 
 /* Whitespace and comments.  A `//` comment on the line of the last token is kept in trail. */
@@ -448,7 +448,7 @@ static void tail(Parser *p, Tail *t)
 	t->ntypes = 0;
 	t->smem_offset = -1;
 	t->smem_bytes = 0;
-	t->loc = (Loc){0, 0};
+	t->loc = (Loc){.line = 0, .col = 0};
 	if (same_line(p) && accept(p, ":")) {
 		do {
 			if (t->ntypes == 64)
@@ -748,7 +748,7 @@ static void check(Parser *p)
 	for (int i = 0; i < p->nops; i++)
 		if (p->ops[i].op == bad)
 			error_at(p->d, p->ops[i].loc, "%s", msg);
-	error_at(p->d, (Loc){1, 1}, "%s", msg);
+	error_at(p->d, (Loc){.line = 1, .col = 1}, "%s", msg);
 }
 
 Func *ir_parse(Arena *a, Diag *d, const Source *src)

@@ -47,7 +47,7 @@ typedef struct Lexer {
 
 static Loc loc_of(Lexer *lx, const char *p)
 {
-	return (Loc){lx->line, (int)(p - lx->line_start) + 1};
+	return (Loc){.line = lx->line, .col = (int)(p - lx->line_start) + 1};
 }
 
 /* Advance the line counter over the newlines in [p, end). */

@@ -1100,10 +1100,13 @@ static int inline_fn(L *l, Node *call, int idx, Rv *out)
 
 	Scope *scope = l->scope;
 	Call c = {fn, l->calls};
-	DiagFrame frame = {fn->name, call->loc, l->d->frames};
+	/* in the function's arena: the ops' locations point at it (loc.in) */
+	DiagFrame *frame = NEW(l->f->arena, DiagFrame);
+	*frame = (DiagFrame){fn->name, call->loc, l->d->frames};
 	l->scope = NULL;
 	l->calls = &c;
-	l->d->frames = &frame;
+	l->d->frames = frame;
+	l->f->inlining = frame;
 	push_scope(l);
 	for (int j = 0; j < np; j++) /* defaults see no names, as Python's */
 		if (!given[j])
@@ -1128,7 +1131,8 @@ static int inline_fn(L *l, Node *call, int idx, Rv *out)
 		out[nr++] = expr(l, ret->args[i]);
 	pop_scope(l);
 	pop_scope(l);
-	l->d->frames = frame.up;
+	l->d->frames = frame->up;
+	l->f->inlining = frame->up;
 	l->calls = c.up;
 	l->scope = scope;
 	return nr;

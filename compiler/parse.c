@@ -71,7 +71,7 @@ static Loc after_prev(P *p)
 	if (p->tok == p->first)
 		return p->tok->loc;
 	Token *prev = p->tok - 1;
-	return (Loc){prev->loc.line, prev->loc.col + prev->len};
+	return (Loc){.line = prev->loc.line, .col = prev->loc.col + prev->len};
 }
 
 /*

@@ -147,7 +147,7 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 	c->out.len = 0;
 	if (setjmp(jb)) {
 		c->diag.jmp = NULL;
-		c->diag.frames = NULL; /* they lived on lower.c's stack */
+		c->diag.frames = NULL; /* the calls lower.c was inlining */
 		return 1;
 	}
 	const char *arch = o->arch ? o->arch : "sm_90";

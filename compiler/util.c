@@ -292,12 +292,12 @@ static void report(Diag *d, Loc loc, const char *kind, const char *fmt, va_list 
 	put_source_line(&d->out, d, loc);
 }
 
-/* The calls an error or warning sits in, innermost first (the first 16). */
-static void report_frames(Diag *d)
+/* The calls an error or warning at loc sits in, innermost first (the first 16). */
+static void report_frames(Diag *d, Loc loc)
 {
 	const char *name = d->src && d->src->name ? d->src->name : "tilec";
 	int n = 0;
-	for (const DiagFrame *f = d->frames; f; f = f->up, n++) {
+	for (const DiagFrame *f = loc.in ? loc.in : d->frames; f; f = f->up, n++) {
 		if (n == 16) {
 			int more = 0;
 			for (; f; f = f->up)
@@ -326,7 +326,7 @@ void error_at(Diag *d, Loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	report(d, loc, "error", fmt, ap);
 	va_end(ap);
-	report_frames(d);
+	report_frames(d, loc);
 	d->nerrors++;
 	bail(d);
 }
@@ -339,7 +339,7 @@ void warn_at(Diag *d, Loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	report(d, loc, d->werror ? "error" : "warning", fmt, ap);
 	va_end(ap);
-	report_frames(d);
+	report_frames(d, loc);
 	if (!d->werror) {
 		d->nwarnings++;
 		return;

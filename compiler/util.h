@@ -58,8 +58,11 @@ void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
 void sb_free(StrBuf *b);
 
 /* ---- source locations and diagnostics ---- */
+struct DiagFrame;
 typedef struct Loc {
 	int line, col; /* 1-based; 0 = unknown */
+	/* IR ops only: the fn calls inlined around the op, innermost first (lower.c); NULL: none */
+	const struct DiagFrame *in;
 } Loc;
 
 typedef struct Source {
@@ -88,7 +91,7 @@ typedef struct Diag {
 	bool werror;    /* warnings count as errors */
 	bool nowarn;    /* suppress warnings */
 	jmp_buf *jmp;   /* where error_at() returns to; NULL = exit(1) */
-	const DiagFrame *frames; /* the calls being inlined, innermost first */
+	const DiagFrame *frames; /* the calls being inlined, innermost first (a Loc's own `in` wins) */
 	const Source *at_src; /* the source, line and start of the last excerpt */
 	int at_line;
 	const char *at;

@@ -811,6 +811,11 @@ static void emit_if(Cg *c, Op *op)
 	}
 }
 
+/*
+ * An op's line and column.  One from an fn's body keeps the fn's line
+ * (LLVM 19's NVPTX back end writes no `inlined_at` into .loc; errors name
+ * the calls, Loc.in).
+ */
 static void set_loc(Cg *c, Loc loc)
 {
 	if (!c->dib || loc.line <= 0)
@@ -948,7 +953,7 @@ static void build_kernel(Cg *c, bool lineinfo, const char *file_name)
 	/* entry: the thread's id and the indices derived from it (c->pre), then the body */
 	LLVMBasicBlockRef entry = new_bb(c, "entry"), start = new_bb(c, "start");
 	LLVMPositionBuilderAtEnd(c->b, entry);
-	set_loc(c, (Loc){first_line(e), 1});
+	set_loc(c, (Loc){.line = first_line(e), .col = 1});
 	c->tid = cg_nv(c, NV_TID_X, c->i32, NULL, 0);
 	c->lane = LLVMBuildAnd(c->b, c->tid, cg_i32c(c, 31), "lane");
 	c->warp = LLVMBuildLShr(c->b, c->tid, cg_i32c(c, 5), "warp");

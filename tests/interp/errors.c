@@ -3,7 +3,8 @@
  * load or store returns -1 with a message naming the .tile line:col, the
  * lane, the program and the buffer; a masked load at the buffer's edge
  * touches nothing and reads `other`; a `for` whose step is not positive is
- * an error naming its line.  Each case runs at opt 0 and opt 1.
+ * an error naming its line; an error inside an fn names the calls it sits
+ * in.  Each case runs at opt 0 and opt 1.
  */
 #include "run.h"
 
@@ -106,6 +107,29 @@ static void test_loop_step(int opt)
 	CHECKF(out == REF_POISON_INT, "range(0, 10, 0) stored %d", out);
 }
 
+/* the same load inside fns: the error names the load's line in `get`, then each call, innermost first */
+static const char *oob_fn =
+	"fn get(p, i) {\n"
+	"    return load(p + i);\n"
+	"}\n"
+	"fn twice(p, i) {\n"
+	"    return get(p, i) * 2.0;\n"
+	"}\n"
+	"kernel k(o: *f32, x: *f32) {\n"
+	"    store(o, twice(x, 4));\n"
+	"}\n";
+
+static void test_oob_in_fn(int opt)
+{
+	float x[4] = {1, 2, 3, 4}, out[1];
+	KArg a[] = {kbuf(out, sizeof out), kbuf(x, sizeof x)};
+	expect_error("oob load in an fn", "fn.tile", oob_fn, a, 2, 1, opt,
+		     "fn.tile:2:12: error: out-of-bounds load of f32 in program (0, 0, 0): "
+		     "address is 0 bytes past the end of buffer 1 (16 bytes)\n"
+		     "fn.tile:5:12: note: in this call to 'get'\n"
+		     "fn.tile:8:14: note: in this call to 'twice'");
+}
+
 int main(void)
 {
 	for (int opt = 0; opt < 2; opt++) {
@@ -113,6 +137,7 @@ int main(void)
 		test_oob_store(opt);
 		test_masked_edge(opt);
 		test_loop_step(opt);
+		test_oob_in_fn(opt);
 	}
 	return check_summary("errors");
 }

@@ -73,7 +73,7 @@ static Func *build_kernel(Arena *a, Op **loop_out, Op **store_out)
 	f->param_names = names;
 	f->nparams = 3;
 	ValId out = f->entry->args[0], inp = f->entry->args[1], n = f->entry->args[2];
-	Builder b = {f, f->entry, NULL, {2, 5}};
+	Builder b = {f, f->entry, NULL, {.line = 2, .col = 5}};
 	int32_t s128[] = {128};
 	Type ti = type_tensor(TY_I32, 1, s128), tf = type_tensor(TY_F32, 1, s128);
 	Type tp = type_with_elem(tf, TY_PTR);
@@ -99,7 +99,7 @@ static Func *build_kernel(Arena *a, Op **loop_out, Op **store_out)
 	loop->blocks[0] = ir_new_block(f, 2, (Type[]){type_scalar(TY_I32), ft});
 	loop->nblocks = 1;
 	ir_append(f->entry, loop);
-	Builder bb = {f, loop->blocks[0], NULL, {0, 0}};
+	Builder bb = {f, loop->blocks[0], NULL, {.line = 0}};
 	ValId s = b_op1(&bb, OP_SUM, ft, &x, 1);
 	ValId t = b_op1(&bb, OP_ADD, ft, (ValId[]){loop->blocks[0]->args[1], s}, 2);
 	ir_append(loop->blocks[0], ir_new_op(f, OP_YIELD, &t, 1, NULL, 0, bb.loc));
@@ -196,12 +196,12 @@ static void test_verifier(void)
 	CHECK_HAS(ir_verify(f), "axis 1 out of range for rank 1");
 
 	f = build_kernel(a, &loop, &st);
-	Op *y = ir_new_op(f, OP_YIELD, NULL, 0, NULL, 0, (Loc){0, 0});
+	Op *y = ir_new_op(f, OP_YIELD, NULL, 0, NULL, 0, (Loc){.line = 0, .col = 0});
 	ir_insert_before(st, y);
 	CHECK_HAS(ir_verify(f), "'yield': terminator in the middle of a block");
 
 	f = build_kernel(a, &loop, &st);
-	ir_append(f->entry, ir_new_op(f, OP_YIELD, NULL, 0, NULL, 0, (Loc){0, 0}));
+	ir_append(f->entry, ir_new_op(f, OP_YIELD, NULL, 0, NULL, 0, (Loc){.line = 0, .col = 0}));
 	CHECK_HAS(ir_verify(f), "yield outside a region");
 	arena_free(a);
 }
@@ -236,7 +236,7 @@ static void test_passes(void)
 	Type pt[] = {type_ptr(TY_F16), type_scalar(TY_F16)};
 	f->entry = ir_new_block(f, 2, pt);
 	ValId p = f->entry->args[0], x = f->entry->args[1];
-	Builder b = {f, f->entry, NULL, {0, 0}};
+	Builder b = {f, f->entry, NULL, {.line = 0}};
 	Type h = type_scalar(TY_F16);
 	ValId c1 = b_const_float(&b, TY_F16, 1.0), c2 = b_const_float(&b, TY_F16, 1.0 / 3);
 	ValId q = b_op1(&b, OP_ADD, h, (ValId[]){c1, c2}, 2);   /* folds to f16(4/3) */

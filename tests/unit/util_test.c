@@ -110,23 +110,23 @@ static void expect(int kind, Loc loc, const char *msg, bool werror, const char *
 
 static void test_error_caret_after_tab(void)
 {
-	expect(ERR, (Loc){2, 12}, "cannot add tensors", false,
+	expect(ERR, (Loc){.line = 2, .col = 12}, "cannot add tensors", false,
 		"t.tile:2:12: error: cannot add tensors\n"
 		"\tlet y = x + bias;\n"
 		"\t          ^\n", __LINE__);
 	/* CR stripped; space then tab kept in the caret line. */
-	expect(ERR, (Loc){3, 4}, "bad", false, "t.tile:3:4: error: bad\n  \tz\n  \t^\n", __LINE__);
+	expect(ERR, (Loc){.line = 3, .col = 4}, "bad", false, "t.tile:3:4: error: bad\n  \tz\n  \t^\n", __LINE__);
 	/* Last line without a newline; caret at column 1. */
-	expect(ERR, (Loc){4, 1}, "here", false, "t.tile:4:1: error: here\nlast\n^\n", __LINE__);
+	expect(ERR, (Loc){.line = 4, .col = 1}, "here", false, "t.tile:4:1: error: here\nlast\n^\n", __LINE__);
 }
 
 static void test_odd_locations(void)
 {
-	expect(ERR, (Loc){0, 0}, "no place", false, "t.tile: error: no place\n", __LINE__);
-	expect(ERR, (Loc){99, 3}, "past the end", false, "t.tile:99:3: error: past the end\n", __LINE__);
+	expect(ERR, (Loc){.line = 0, .col = 0}, "no place", false, "t.tile: error: no place\n", __LINE__);
+	expect(ERR, (Loc){.line = 99, .col = 3}, "past the end", false, "t.tile:99:3: error: past the end\n", __LINE__);
 	/* A column past the end of the line still puts a caret. */
-	expect(ERR, (Loc){4, 6}, "eof", false, "t.tile:4:6: error: eof\nlast\n     ^\n", __LINE__);
-	expect(PLAIN, (Loc){0, 0}, "no kernel named 'k2'", false,
+	expect(ERR, (Loc){.line = 4, .col = 6}, "eof", false, "t.tile:4:6: error: eof\nlast\n     ^\n", __LINE__);
+	expect(PLAIN, (Loc){.line = 0, .col = 0}, "no kernel named 'k2'", false,
 		"tilec: error: no kernel named 'k2'\n", __LINE__);
 }
 
@@ -134,8 +134,8 @@ static void test_warnings(void)
 {
 	Source src = {"t.tile", SRC, strlen(SRC)};
 	Diag d = {.src = &src};
-	warn_at(&d, (Loc){1, 8}, "unused %s", "x");
-	note_at(&d, (Loc){1, 1}, "declared here");
+	warn_at(&d, (Loc){.line = 1, .col = 8}, "unused %s", "x");
+	note_at(&d, (Loc){.line = 1, .col = 1}, "declared here");
 	CHECK(d.nwarnings == 1 && d.nerrors == 0);
 	CHECK_STR(d.out.s,
 		"t.tile:1:8: warning: unused x\n"
@@ -147,13 +147,13 @@ static void test_warnings(void)
 	sb_free(&d.out);
 
 	/* -Werror: the warning is an error and returns through jmp. */
-	expect(WARN, (Loc){1, 8}, "unused", true,
+	expect(WARN, (Loc){.line = 1, .col = 8}, "unused", true,
 		"t.tile:1:8: error: unused\nkernel k(x: *f32) {\n       ^\n", __LINE__);
 
 	/* -w: nothing at all. */
 	d = (Diag){.src = &src, .nowarn = true};
-	warn_at(&d, (Loc){1, 8}, "unused");
-	note_at(&d, (Loc){1, 1}, "declared here");
+	warn_at(&d, (Loc){.line = 1, .col = 8}, "unused");
+	note_at(&d, (Loc){.line = 1, .col = 1}, "declared here");
 	CHECK(d.out.s == NULL && d.nwarnings == 0 && d.nerrors == 0);
 }
 
