@@ -16,6 +16,9 @@ each contestant computes dx (f16), dw and db (f16).  Contestants:
   triton-tutorial 05-layer-norm.py's backward as written there: one program per row, partial sums into
                   GROUP_SIZE_M rows of f16 under spin locks (zeroed on every call, as there), then the
                   column sums (triton_kernels.layer_norm_bwd)
+  tilec-tutorial  layernorm_backward_locked, the tutorial's dx kernel in tilec line for line (f32 partial
+                  rows, the same GROUP_SIZE_M and warps; locks zeroed on every call), then
+                  layernorm_backward_dwdb over the GROUP_SIZE_M rows with tilec's column-sum shape
   torch           torch.ops.aten.native_layer_norm_backward (what autograd calls for F.layer_norm)
 
 tilec and triton-same each take the fastest of CONFIGS (programs per SM, warps of the dx kernel), then
@@ -61,6 +64,7 @@ class Problem:
         group = tk.layer_norm_bwd_group(n)
         self.locks = torch.zeros(2 * group, device="cuda", dtype=torch.int32)
         self.tut_dw, self.tut_db = (torch.empty(group, n, device="cuda", dtype=torch.float16) for _ in range(2))
+        self.group = group
         self.block = triton.next_power_of_2(n)
         self.draw()
 
@@ -126,6 +130,22 @@ def triton_tutorial(p):
                                      p.tut_db)
 
 
+def tilec_tutorial(p, dwdb=DWDB_CONFIGS[0]):
+    """layernorm_backward_locked at the tutorial's (BLOCK, warps), then the column sums of its GROUP rows."""
+    block, warps = tk.layer_norm_config(p.n, 2)
+    dx = tilec.Kernel.compile(SRC, "layernorm_backward_locked", defines={"BLOCK": block, "GROUP": p.group},
+                              num_warps=warps)
+    sums = tilec.Kernel.compile(SRC, "layernorm_backward_dwdb", defines={"BLOCK_P": dwdb[0], "BLOCK_N": dwdb[1]},
+                                num_warps=4)
+    parts = min(p.group, p.rows)
+
+    def run():
+        p.locks.zero_()
+        dx.launch(p.rows, p.dx, p.part_dw, p.part_db, p.locks, p.dy, p.x, p.w, p.mean, p.rstd, p.n, p.n)
+        sums.launch(triton.cdiv(p.n, dwdb[1]), p.dw, p.db, p.part_dw, p.part_db, parts, p.n)
+    return run
+
+
 def torch_aten(p):
     box = [None]
     mean, rstd = p.mean.view(p.rows, 1), p.rstd.view(p.rows, 1)
@@ -151,8 +171,9 @@ def one(rows, n, rounds):
           f"((programs per SM, warps) (BLOCK_P, BLOCK_N)); {rounds} rounds x {REPS} reps, fresh inputs each")
     ks = tilec_kernels(p, t_cfg, t_sum)
     k1 = tilec_kernels(p, t_cfg, t_sum, stages=1)
+    tut = tilec_tutorial(p, t_sum)
     got = {name: [] for name in ("tilec", "tilec-stages1", "triton-same", "triton-stages1", "triton-tutorial",
-                                 "torch")}
+                                 "tilec-tutorial", "torch")}
     parts = {name: [] for name in ("tilec dx", "tilec dwdb", "tilec-stages1 dx", "triton-same dx",
                                    "triton-same dwdb", "triton-stages1 dx")}
     for _ in range(rounds):
@@ -162,6 +183,7 @@ def one(rows, n, rounds):
                  "triton-same": triton_steps(p, s_cfg, s_sum), "triton-stages1": triton_steps(p, s_cfg, s_sum, 1)}
         runs = {name: (both(s), None) for name, s in steps.items()}
         runs["triton-tutorial"] = (triton_tutorial(p), None)
+        runs["tilec-tutorial"] = (tut, None)
         runs["torch"] = (t_run, t_out)
         for name, (fn, out) in runs.items():
             p.check(name, fn, out)

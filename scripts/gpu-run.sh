@@ -173,7 +173,7 @@ sanitize() {
 		--examples dsl_examples || return
 	echo "=== racecheck"
 	local only=softmax,softmax_backward,layernorm,mean,attention,attention_causal,matmul,matmul_relu,linear,matmul_nt
-	only+=,attention_backward,batched_matmul,matmul_f32,matmul_i8,linear_i8,layernorm_backward,softmax_persistent,scan
+	only+=,attention_backward,batched_matmul,matmul_f32,matmul_i8,linear_i8,layernorm_backward,softmax_persistent,scan,sync,layernorm_backward_locked
 	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
 		--examples dsl_examples --only "$only" || return
 	echo "=== racecheck, sm_90"

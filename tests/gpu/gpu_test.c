@@ -1159,16 +1159,18 @@ static void case_layernorm(int rows, int n)
  * layernorm_backward.tile: dx and each program's share of dw and db from
  * layernorm_backward_dx on `programs` programs (fewer or more than the
  * rows), then dw and db from layernorm_backward_dwdb on the GPU's shares.
+ * locked: layernorm_backward_locked instead, one program per row, adding
+ * row r's share into share row r % programs under that row's spin lock.
  * mean and rstd are the forward's (f32 of the double statistics).
  */
-static void case_layernorm_backward(int rows, int n, int stride, int programs, int num_warps)
+static void case_layernorm_backward(int rows, int n, int stride, int programs, int num_warps, bool locked)
 {
-	if (!want("layernorm_backward"))
+	if (!want(locked ? "layernorm_backward_locked" : "layernorm_backward"))
 		return;
 	Case c;
 	int block = next_pow2(n);
-	start(&c, "layernorm_backward rows=%d n=%d stride=%d programs=%d warps=%d BLOCK=%d", rows, n, stride,
-	      programs, num_warps, block);
+	start(&c, "layernorm_backward%s rows=%d n=%d stride=%d %s=%d warps=%d BLOCK=%d", locked ? "_locked" : "", rows,
+	      n, stride, locked ? "GROUP" : "programs", programs, num_warps, block);
 	size_t total = (size_t)rows * stride, parts = (size_t)programs * n;
 	uint16_t *x = xmalloc(2 * total), *dy = xmalloc(2 * total), *w = xmalloc(2 * (size_t)n);
 	uint16_t *dx = xmalloc(2 * total), *dw = xmalloc(2 * (size_t)n), *db = xmalloc(2 * (size_t)n);
@@ -1207,6 +1209,17 @@ static void case_layernorm_backward(int rows, int n, int stride, int programs, i
 	             .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6), ABUF(7), AI32(rows),
 	                      AI32(stride), AI32(n)},
 	             .nargs = 11, .bufs = b1, .nbufs = 8};
+	int32_t *locks = xmalloc(8 * (size_t)programs);
+	memset(locks, 0, 8 * (size_t)programs);
+	Buf bl[] = {{dx, 2 * total, OUT}, {dw_part, 4 * parts, OUT}, {db_part, 4 * parts, OUT},
+	            {locks, 8 * (size_t)programs, INOUT}, {dy, 2 * total, IN}, {x, 2 * total, IN},
+	            {w, 2 * (size_t)n, IN}, {mean, 4 * (size_t)rows, IN}, {rstd, 4 * (size_t)rows, IN}};
+	if (locked)
+		l1 = (Launch){.file = "layernorm_backward.tile", .kernel = "layernorm_backward_locked",
+		              .defs = {{"BLOCK", block}, {"GROUP", programs}}, .ndefs = 2, .num_warps = num_warps,
+		              .grid = (unsigned)rows, .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6),
+		                                              ABUF(7), ABUF(8), AI32(stride), AI32(n)},
+		              .nargs = 11, .bufs = bl, .nbufs = 9};
 	Buf b2[] = {{dw, 2 * (size_t)n, OUT}, {db, 2 * (size_t)n, OUT}, {dw_part, 4 * parts, IN},
 	            {db_part, 4 * parts, IN}};
 	Launch l2 = {.file = "layernorm_backward.tile", .kernel = "layernorm_backward_dwdb",
@@ -1236,8 +1249,9 @@ static void case_layernorm_backward(int rows, int n, int stride, int programs, i
 		}
 	}
 	finish(&c, ir[0] != NULL && gpu);
-	free_results(ir, 8);
+	free_results(ir, 9);
 	free_results(ir2, 4);
+	free(locks);
 	free(x), free(dy), free(w), free(dx), free(dw), free(db), free(mean), free(rstd), free(dw_part), free(db_part);
 	free(want), free(wpart), free(wsum);
 }
@@ -2067,12 +2081,15 @@ static void run_all(void)
 		case_layernorm(7, sn[i]);
 	/* fewer programs than rows, one each, idle programs; warps 4, 8, 16; padded rows */
 	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++) {
-		case_layernorm_backward(37, sn[i], sn[i], 5, 4);
-		case_layernorm_backward(9, sn[i], sn[i] + 8, 9, 8);
-		case_layernorm_backward(6, sn[i], (sn[i] + 31) / 16 * 16, 40, 16);
+		case_layernorm_backward(37, sn[i], sn[i], 5, 4, false);
+		case_layernorm_backward(9, sn[i], sn[i] + 8, 9, 8, false);
+		case_layernorm_backward(37, sn[i], sn[i] + 8, 5, 4, true);
+		case_layernorm_backward(6, sn[i], (sn[i] + 31) / 16 * 16, 40, 16, false);
 	}
-	if (large)
-		case_layernorm_backward(4096, 8192, 8192, 264, 8);
+	if (large) {
+		case_layernorm_backward(4096, 8192, 8192, 264, 8, false);
+		case_layernorm_backward(4096, 8192, 8192, 64, 8, true);
+	}
 
 	long long mn[] = {1, 1000, 1000007, 100000000};
 	for (size_t i = 0; i < sizeof mn / sizeof mn[0]; i++)

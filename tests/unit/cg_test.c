@@ -159,7 +159,7 @@ static Func *dot_func(Arena *ar, int32_t smem_total, int32_t off_b)
 	Layout lc = layout_blocked(2, shape, 4, 1);
 	Layout la = layout_dot_a(&lc, 16), lb = layout_dot_b(&lc, 16);
 	int ic = layout_add(f, &lc), ia = layout_add(f, &la), ib = layout_add(f, &lb);
-	Builder b = {f, f->entry, NULL, {1, 1}};
+	Builder b = {f, f->entry, NULL, {.line = 1, .col = 1}};
 	Type tt = type_tensor(TY_F32, 2, shape), tp = type_tensor(TY_PTR, 2, shape);
 	tp.pointee = TY_F32;
 	ValId one = b_const_float(&b, TY_F32, 1.0), zero = b_const_float(&b, TY_F32, 0.0);
