@@ -16,9 +16,9 @@ each contestant computes dx (f16), dw and db (f16).  Contestants:
   triton-tutorial 05-layer-norm.py's backward as written there: one program per row, partial sums into
                   GROUP_SIZE_M rows of f16 under spin locks (zeroed on every call, as there), then the
                   column sums (triton_kernels.layer_norm_bwd)
-  tilec-tutorial  layernorm_backward_locked, the tutorial's dx kernel in tilec line for line (f32 partial
+  tilec-tutorial  layernorm_backward_locked, the tutorial's dx kernel in tilec line for line (f16 partial
                   rows, the same GROUP_SIZE_M and warps; locks zeroed on every call), then
-                  layernorm_backward_dwdb over the GROUP_SIZE_M rows with tilec's column-sum shape
+                  layernorm_backward_dwdb_f16 over the GROUP_SIZE_M rows with tilec's column-sum shape
   torch           torch.ops.aten.native_layer_norm_backward (what autograd calls for F.layer_norm)
 
 tilec and triton-same each take the fastest of CONFIGS (programs per SM, warps of the dx kernel), then
@@ -135,14 +135,14 @@ def tilec_tutorial(p, dwdb=DWDB_CONFIGS[0]):
     block, warps = tk.layer_norm_config(p.n, 2)
     dx = tilec.Kernel.compile(SRC, "layernorm_backward_locked", defines={"BLOCK": block, "GROUP": p.group},
                               num_warps=warps)
-    sums = tilec.Kernel.compile(SRC, "layernorm_backward_dwdb", defines={"BLOCK_P": dwdb[0], "BLOCK_N": dwdb[1]},
-                                num_warps=4)
+    sums = tilec.Kernel.compile(SRC, "layernorm_backward_dwdb_f16",
+                                defines={"BLOCK_P": dwdb[0], "BLOCK_N": dwdb[1]}, num_warps=4)
     parts = min(p.group, p.rows)
 
     def run():
         p.locks.zero_()
-        dx.launch(p.rows, p.dx, p.part_dw, p.part_db, p.locks, p.dy, p.x, p.w, p.mean, p.rstd, p.n, p.n)
-        sums.launch(triton.cdiv(p.n, dwdb[1]), p.dw, p.db, p.part_dw, p.part_db, parts, p.n)
+        dx.launch(p.rows, p.dx, p.tut_dw, p.tut_db, p.locks, p.dy, p.x, p.w, p.mean, p.rstd, p.n, p.n)
+        sums.launch(triton.cdiv(p.n, dwdb[1]), p.dw, p.db, p.tut_dw, p.tut_db, parts, p.n)
     return run
 
 

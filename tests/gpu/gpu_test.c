@@ -1160,7 +1160,9 @@ static void case_layernorm(int rows, int n)
  * layernorm_backward_dx on `programs` programs (fewer or more than the
  * rows), then dw and db from layernorm_backward_dwdb on the GPU's shares.
  * locked: layernorm_backward_locked instead, one program per row, adding
- * row r's share into share row r % programs under that row's spin lock.
+ * row r's share into f16 share row r % programs under that row's spin lock
+ * in the order the programs take it, then layernorm_backward_dwdb_f16: dw
+ * and db within 2^-7 of their largest magnitude (f16 adds).
  * mean and rstd are the forward's (f32 of the double statistics).
  */
 static void case_layernorm_backward(int rows, int n, int stride, int programs, int num_warps, bool locked)
@@ -1211,7 +1213,8 @@ static void case_layernorm_backward(int rows, int n, int stride, int programs, i
 	             .nargs = 11, .bufs = b1, .nbufs = 8};
 	int32_t *locks = xmalloc(8 * (size_t)programs);
 	memset(locks, 0, 8 * (size_t)programs);
-	Buf bl[] = {{dx, 2 * total, OUT}, {dw_part, 4 * parts, OUT}, {db_part, 4 * parts, OUT},
+	uint16_t *hw_part = xmalloc(2 * parts), *hb_part = xmalloc(2 * parts);
+	Buf bl[] = {{dx, 2 * total, OUT}, {hw_part, 2 * parts, OUT}, {hb_part, 2 * parts, OUT},
 	            {locks, 8 * (size_t)programs, INOUT}, {dy, 2 * total, IN}, {x, 2 * total, IN},
 	            {w, 2 * (size_t)n, IN}, {mean, 4 * (size_t)rows, IN}, {rstd, 4 * (size_t)rows, IN}};
 	if (locked)
@@ -1222,14 +1225,32 @@ static void case_layernorm_backward(int rows, int n, int stride, int programs, i
 		              .nargs = 11, .bufs = bl, .nbufs = 9};
 	Buf b2[] = {{dw, 2 * (size_t)n, OUT}, {db, 2 * (size_t)n, OUT}, {dw_part, 4 * parts, IN},
 	            {db_part, 4 * parts, IN}};
-	Launch l2 = {.file = "layernorm_backward.tile", .kernel = "layernorm_backward_dwdb",
+	if (locked)
+		b2[2] = (Buf){hw_part, 2 * parts, IN}, b2[3] = (Buf){hb_part, 2 * parts, IN};
+	Launch l2 = {.file = "layernorm_backward.tile",
+	             .kernel = locked ? "layernorm_backward_dwdb_f16" : "layernorm_backward_dwdb",
 	             .defs = {{"BLOCK_P", 32}, {"BLOCK_N", 128}}, .ndefs = 2, .grid = (unsigned)((n + 127) / 128),
 	             .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), AI32(programs), AI32(n)}, .nargs = 6,
 	             .bufs = b2, .nbufs = 4};
 	bool small = total <= 100000;
 	void *ir[16] = {0}, *ir2[16] = {0};
 	/* The second kernel runs on the first one's GPU result, in both. */
-	if (run_both(&c, &l1, small, ir)) {
+	double wtol[2] = {F16_ATOL, F16_ATOL};
+	for (int k = 0; locked && k < 2; k++) {
+		double most = 0;
+		for (int i = 0; i < n; i++)
+			most = fmax(most, fabs(wsum[(size_t)k * n + i]));
+		wtol[k] = most * 0x1p-7;
+	}
+	if (locked && run_both(&c, &l1, small, ir)) {
+		compare_rows(&c, "dx", dx, F16, want, rows, n, stride, F16_RTOL, 1e-3);
+		if (ir[0])
+			agree_rows(&c, "dx", dx, ir[0], F16, rows, n, stride, F16_RTOL, 1e-3);
+		if (run_both(&c, &l2, small, ir2)) {
+			compare(&c, "dw", dw, F16, wsum, (size_t)n, F16_RTOL, wtol[0]);
+			compare(&c, "db", db, F16, wsum + n, (size_t)n, F16_RTOL, wtol[1]);
+		}
+	} else if (!locked && run_both(&c, &l1, small, ir)) {
 		compare_rows(&c, "dx", dx, F16, want, rows, n, stride, F16_RTOL, 1e-3);
 		/* a share sums a row in ~programs of dy * xhat (|xhat| < 4) in f32 */
 		compare(&c, "dw share", dw_part, F32, wpart, parts, 1e-5, 1e-5);
@@ -1251,7 +1272,7 @@ static void case_layernorm_backward(int rows, int n, int stride, int programs, i
 	finish(&c, ir[0] != NULL && gpu);
 	free_results(ir, 9);
 	free_results(ir2, 4);
-	free(locks);
+	free(locks), free(hw_part), free(hb_part);
 	free(x), free(dy), free(w), free(dx), free(dw), free(db), free(mean), free(rstd), free(dw_part), free(db_part);
 	free(want), free(wpart), free(wsum);
 }
