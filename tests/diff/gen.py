@@ -9,9 +9,13 @@ Writes OUTDIR/index.txt (one case directory a line) and, per case, OUTDIR/NNNN/:
     case.txt      the launch, a line each: `kernel NAME`, `grid X Y Z`, `warps W E` (W for
                   the launch, 0: the kernel's @num_warps; E the count in effect),
                   `define NAME V`, `buffer NAME DTYPE COUNT in|out|inout`, then the
-                  runtime arguments in order: `arg buffer NAME`, `arg i32|f32 V NAME`
+                  runtime arguments in order: `arg buffer NAME`, `arg i32|f32 V NAME`;
+                  an f32 buffer that float atomic_max/min, atomic_cas or atomic_xchg
+                  write, or that holds the old values they return, is shown as i32,
+                  so its bits are compared (-0 is not +0; a NaN must be that NaN)
     NAME.bin      the bytes of an input (in, inout) buffer, little-endian
-    NAME.want     an output's expected values, one f64 per element
+    NAME.want     an output's expected values, one f64 per element (the bits, as an
+                  integer, for an f32 buffer shown as i32)
     NAME.tol      one f64 per element: |got - want| <= tol; a negative tol marks an
                   element that no store may touch (its poison must survive)
 
@@ -20,17 +24,33 @@ or a constexpr count of chunks), 2-D blocks, rows reduced in a loop,
 softmax-like rows with -inf padding (one pass or online), 3-D blocks, and
 matrix products (f16, bf16, f32, tf32 and integer dots of 16 to 128-wide
 tiles, operands row- or column-major or transposed, a K loop with any
-num_stages or one step, an epilogue, a second product of its result) --
+num_stages or one step, an epilogue, a second product of its result); any
+of their loops may be written as a while (`var kk = 0; while kk < K { ...;
+kk += BK; }`) --
 filled with random expressions: element-wise math (+ - * / div_rn %, exp,
 exp2, log, log2, sqrt, rsqrt, sigmoid, abs, sin, cos, tanh, erf, floor,
 ceil), casts among f16, bf16, f32,
 f64, i8, i16, i32 and i64, comparisons, where, maximum/minimum, reductions
 along any axis broadcast back into the tile, reductions of reductions,
 argmax/argmin, trans, if/else on runtime scalars and on constexpr flags;
+while loops carrying tiles and scalars -- counted up to, or down from, a
+trip count of 0 to 3 (a runtime argument, a constexpr, a literal, or one
+that differs between programs), or run while a value the body computes
+holds (a count of the lanes halved to 0, the largest |x| of a tile halved
+below a limit, the reduction in the condition itself), or while a ticket
+(a scalar atomic_add on the program's own counter, in the condition) is
+below K; updates under an `if` in the body, stores of every trip into a
+region of their own (those of trips that never run keep their poison);
 masked loads with `other` through plain, reversed, gathered, strided,
 shifted and broadcast index maps, masked stores with holes in the mask,
-atomic adds (many lanes to a few addresses too) and integer atomic max, min, or, xor;
-cumsum along any axis, forward and reversed; tiles of 1 to 8192
+atomics as statements on many lanes to a few addresses (adds; integer
+max, min, or, xor; f32 max and min over negative values, both zeros and
+NaNs, whose final values are exact in any order) and atomics whose old
+values are used where each lane, or each program for a scalar one, has an
+address of its own (atomic_cas on i32 and f32 against the memory's value,
+the other zero or a NaN; f32 and i32 max and min; i32 add; xchg; a scalar
+one in every trip of a loop); cumsum along any axis, forward and
+reversed; tiles of 1 to 8192
 elements (1x256, 256x2, 4x1x64, ...), grids over all three axes, 1 to 32
 warps, constexprs given by default or by define.  While an expression is
 built each value carries the interval its elements can take, so only
@@ -55,7 +75,11 @@ that truncate) and 2^-10 of it more for tf32.  A
 comparison, mask or argmax whose answer those bounds leave open is
 rejected (the case is drawn again), as is anything that overflows, divides
 near zero or makes the bound loose (over a twentieth of the output's
-scale).  The tolerance written is twice the bound.
+scale).  The tolerance written is twice the bound.  Loops, while loops
+included, run trip by trip as written (a while past the trips the
+generator promised is its own bug), and a carried value's interval is
+that of every trip.  An atomic's value and compare must be exact in the
+memory's type, so max, min, cas and xchg results are exact (tolerance 0).
 """
 import argparse
 import math
@@ -79,6 +103,7 @@ CAP = {'f32': 1e6, 'f16': 2e4, 'bf16': 1e6, 'f64': 1e6, 'i64': 2 ** 40, 'i32': 2
 APPROX = 2.0 ** -21
 FRANK = {'f16': 1, 'bf16': 2, 'f32': 3, 'f64': 4}
 LOOSE = 0.05        # a bound over LOOSE * (|want| + rms of the output) rejects the case
+MAXBUF, MAXARG, MAXDEF = 16, 32, 8      # what diff_test.c reads of a case
 
 
 class Reject(Exception):
@@ -129,6 +154,11 @@ def to_bytes(dt, v):
     if dt == 'bf16':
         return bf16_bits(v).tobytes()
     return array('i', v).tobytes()
+
+
+def bits32(x):
+    """An f32's bits as a signed i32 (what a buffer shown as i32 holds)."""
+    return struct.unpack('<i', struct.pack('<f', x))[0]
 
 
 def c_div(a, b):
@@ -1011,6 +1041,76 @@ class Load(Node):
         return T(self.shape, b.dt, v)
 
 
+def atomic_apply(kind, dt, old, x, cmp=None):
+    """Memory after one atomic_KIND of x on old.  Float max and min order as IEEE with -0 below +0,
+    and a NaN x changes nothing; cas compares bits (an f32's: -0 is not +0, a NaN may equal one)."""
+    if kind == 'cas':
+        return x if (bits32(old) == bits32(cmp) if dt in FLOATS else old == cmp) else old
+    if kind == 'xchg':
+        return x
+    if kind == 'add':
+        return old + x
+    if dt in FLOATS:
+        if x != x:
+            return old
+        a, b = (old, math.copysign(1.0, old)), (x, math.copysign(1.0, x))
+        return x if (b > a if kind == 'max' else b < a) else old
+    return {'max': max, 'min': min, 'or': operator.or_, 'xor': operator.xor}[kind](int(old), int(x))
+
+
+class Atomic(Node):
+    """atomic_KIND(ptr, value, mask) or atomic_cas(ptr, cmp, value, mask) whose old values are used.
+    Each lane has an address of its own, which no other lane or program touches (ev asserts it), so
+    the old values are deterministic: the memory's before the atomic.  A scalar atomic may come back
+    to its address in a later iteration of the same program (program order: its old value is what
+    the last one left).  A masked lane's old value is 0 here and undefined on the GPU: it is never
+    used.  value and cmp must be exact in the memory's type (else the case is drawn again)."""
+
+    def __init__(self, kind, ptr, value, mask=None, cmp=None, kw=False):
+        self.kind, self.ptr, self.value, self.mask, self.cmp, self.kw = kind, ptr, value, mask, cmp, kw
+        b = ptr.buf
+        lo, hi = b.lo, b.hi
+        if kind != 'add':       # what an earlier iteration of a scalar one may have left
+            lo, hi = min(lo, value.lo), max(hi, value.hi)
+        self.setup(ptr.shape, b.dt, lo, hi)
+
+    def src(self):
+        args = [self.ptr.src()] + ([self.cmp.src()] if self.cmp is not None else []) + [self.value.src()]
+        if self.mask is not None:
+            args.append(('mask=%s' if self.kw else '%s') % self.mask.src())
+        return 'atomic_%s(%s)' % (self.kind, ', '.join(args))
+
+    def ev(self, cx):
+        b = self.ptr.buf
+        off = self.ptr.ev(cx).v
+        shape = self.ptr.shape
+
+        def exact(node):
+            t = convert(node.ev(cx), b.dt)
+            if t.e and any(t.e):
+                raise Reject('inexact atomic operand')
+            return bcast(t, shape)[0]
+
+        v = exact(self.value)
+        c = exact(self.cmp) if self.cmp is not None else [None] * len(off)
+        m, amb = bcast(self.mask.ev(cx), shape) if self.mask is not None else ([1] * len(off), None)
+        if amb:
+            raise Reject('ambiguous atomic mask')
+        old = []
+        for i, k, x, y in zip(off, m, v, c):
+            if not k:
+                old.append(0.0 if b.dt in FLOATS else 0)
+                continue
+            if not 0 <= i < b.size:
+                raise AssertionError('%s: atomic at %d of %d' % (b.name, i, b.size))
+            if i in b.owner and (b.owner[i] != cx.pid or shape != ()):
+                raise AssertionError('%s[%d]: an atomic whose old value is used meets another' % (b.name, i))
+            b.owner[i] = cx.pid
+            old.append(b.want[i])
+            b.want[i] = atomic_apply(self.kind, b.dt, b.want[i], x, y)
+        return T(shape, b.dt, old)
+
+
 # ---- statements ----
 
 class Let:
@@ -1075,6 +1175,38 @@ class For:
             cx.iters += 1
 
 
+class While:
+    """while cond { body }: cond a scalar i1 or integer (its outer parentheses dropped, or not);
+    `most` is the generator's promise of the largest trip count, which the model checks."""
+
+    def __init__(self, cond, body, most, bare=True):
+        self.cond, self.body, self.most, self.bare = cond, body, most, bare
+
+    def lines(self, ind):
+        c = self.cond.src()
+        if self.bare and isinstance(self.cond, Bin) and not self.cond.rn:
+            c = c[1:-1]
+        out = ['%swhile %s {' % (ind, c)]
+        for s in self.body:
+            out += s.lines(ind + '    ')
+        return out + [ind + '}']
+
+    def run(self, cx):
+        trips = 0
+        while True:
+            c = self.cond.ev(cx)
+            if c.e:
+                raise Reject('ambiguous while')
+            if not c.v[0]:
+                return
+            if trips == self.most:
+                raise AssertionError('while: more than %d trips' % self.most)
+            for s in self.body:
+                s.run(cx)
+            trips += 1
+            cx.iters += 1
+
+
 class If:
     def __init__(self, cond, then, else_):
         self.cond, self.then, self.else_ = cond, then, else_
@@ -1098,7 +1230,8 @@ class If:
 
 
 class Store:
-    """store (or atomic_KIND, kind add, max, min, or, xor) of node through ptr where mask holds."""
+    """store (or atomic_KIND, kind add, max, min, or, xor; max and min on f32 too) of node through ptr
+    where mask holds; an atomic as a statement, its old values unused."""
 
     def __init__(self, ptr, node, mask=None, atomic=False, kw=False, kind='add'):
         self.ptr, self.node, self.mask, self.atomic, self.kw, self.kind = ptr, node, mask, atomic, kw, kind
@@ -1125,10 +1258,10 @@ class Store:
                 continue
             if not 0 <= i < b.size:
                 raise AssertionError('%s: store at %d of %d' % (b.name, i, b.size))
-            if self.atomic and self.kind != 'add':   # integers: exact in any order
-                x = int(x)
-                b.want[i] = {'max': max, 'min': min, 'or': lambda a, c: a | c,
-                             'xor': lambda a, c: a ^ c}[self.kind](int(b.want[i]), x)
+            if self.atomic and self.kind != 'add':   # integers, float max and min: exact in any order
+                if y:
+                    raise Reject('inexact atomic %s' % self.kind)
+                b.want[i] = atomic_apply(self.kind, b.dt, b.want[i], x)
             elif self.atomic:
                 b.want[i] += x
                 b.tol[i] += y
@@ -1153,7 +1286,7 @@ def drop(body, dead):
     for s in body:
         if isinstance(s, Let) and s.name in dead:
             continue
-        if isinstance(s, For):
+        if isinstance(s, (For, While)):
             s.body = drop(s.body, dead)
         if isinstance(s, If):
             s.then, s.else_ = drop(s.then, dead), drop(s.else_, dead)
@@ -1164,9 +1297,13 @@ def drop(body, dead):
 # ---- buffers and the case ----
 
 class Buf:
+    """view: 'i32' for an f32 buffer that case.txt shows as i32, so its bits are compared (-0, NaN):
+    what float atomic_max/min, atomic_cas and atomic_xchg leave, and the old values they return."""
+
     def __init__(self, name, dt, size, mode, data=None, lo=0.0, hi=0.0):
         self.name, self.dt, self.size, self.mode = name, dt, size, mode
         self.data, self.lo, self.hi = data, lo, hi
+        self.view, self.owner = None, {}
         if mode == 'out':
             self.want, self.tol = [0.0] * size, [-1.0] * size
         elif mode == 'inout':
@@ -1180,11 +1317,21 @@ class Cx:
         self.iters = 0
 
 
+# the values of an atomic's memory, values and compares ('signed'): few, so lanes and programs
+# meet on them, with both zeros; one palette a buffer (negative, positive, mixed)
+SIGNED = [[-0.0, 0.0, -1.0, -2.5, -0.25], [-0.0, 0.0, 0.5, 3.0], [-0.0, 0.0, -1.5, 2.0, -4.0, 0.75, 6.5]]
+
+
 def draw_data(rng, dt, n, kind):
-    """n values of dt: 'cont' uniform, 'int' small integers, 'pos' positive."""
+    """n values of dt: 'cont' uniform, 'int' small integers, 'pos' positive, 'tiny' integers
+    from -2 to 2, 'signed' a palette of SIGNED ('nan': and a NaN in about one in eight)."""
     if dt in INTS:
-        lo, hi = (-20, 20) if kind != 'pos' else (1, 30)
+        lo, hi = (-20, 20) if kind not in ('pos', 'tiny') else (1, 30) if kind == 'pos' else (-2, 2)
         return [rng.randint(lo, hi) for _ in range(n)], lo, hi
+    if kind in ('signed', 'nan'):
+        pal = rng.choice(SIGNED)
+        v = [rng.choice(pal) if kind == 'signed' or rng.random() < 0.875 else math.nan for _ in range(n)]
+        return v, min(pal), max(pal)
     if kind == 'int':
         lo, hi = -8.0, 8.0
         v = [float(rng.randint(-8, 8)) for _ in range(n)]
@@ -1450,7 +1597,7 @@ class Kernel:
         while True:
             text = self.source()
             dead = {s.name for s in walk(self.body) if isinstance(s, Let) and not s.var and
-                    len(re.findall(r'\b%s\b' % s.name, text)) == 1}
+                    not isinstance(s.node, Atomic) and len(re.findall(r'\b%s\b' % s.name, text)) == 1}
             if not dead:
                 return
             self.body = drop(self.body, dead)
@@ -1474,7 +1621,7 @@ class Kernel:
                     if b.adds[i] and b.dt in FLOATS:
                         b.tol[i] += (b.adds[i] + 1) * U[b.dt] * b.mag[i] + FLOOR[b.dt]
             written = [(w, t) for w, t in zip(b.want, b.tol) if t >= 0]
-            if b.dt not in FLOATS or not written:
+            if b.dt not in FLOATS or b.view or not written:
                 b.tol = [t if t < 0 else float(t) for t in b.tol]
                 continue
             rms = math.sqrt(math.fsum(w * w for w, _ in written) / len(written))
@@ -1494,8 +1641,10 @@ class Kernel:
         for k, v in self.defines.items():
             lines.append('define %s %d' % (k, v))
         for b in self.bufs:
-            lines.append('buffer %s %s %d %s' % (b.name, b.dt, b.size, b.mode))
-            if b.mode != 'in' and b.dt not in FLOATS:
+            lines.append('buffer %s %s %d %s' % (b.name, b.view or b.dt, b.size, b.mode))
+            if b.view:
+                b.want = [float(bits32(x)) for x in b.want]
+            elif b.mode != 'in' and b.dt not in FLOATS:
                 b.want = [float(x) for x in b.want]
             if b.mode != 'out':
                 with open(os.path.join(d, b.name + '.bin'), 'wb') as f:
@@ -1622,7 +1771,13 @@ def fam_vec(k):
     outs = [k.buffer('out%d' % i, None, size + r.choice([0, 3, 40]), 'out') for i in range(r.randint(1, 2))]
     osc = k.buffer('osc', 'f32', blocks * nb + 3, 'out') if r.random() < 0.6 else None
     oix = k.buffer('oix', 'i32', size + 5, 'out') if r.random() < 0.3 else None
-    hist = k.buffer('hist', r.choice(['i32', 'f32']), 8, 'inout', 'int') if r.random() < 0.25 else None
+    hist, hkind = None, None
+    if r.random() < 0.35:
+        hdt = r.choice(['i32', 'f32'])
+        hkind = r.choice(['add', 'add', 'max', 'min', 'or', 'xor'] if hdt == 'i32' else ['add', 'add', 'max', 'min'])
+        hist = k.buffer('hist', hdt, 8, 'inout', 'signed' if hdt == 'f32' and hkind != 'add' else 'int')
+        if hdt == 'f32' and hkind != 'add':
+            hist.view = 'i32'
     nn = k.scalar('n', 'i32', n)
     alpha = k.scalar('alpha', 'f32', r.choice([0.5, 1.5, -0.75, 2.0])) if r.random() < 0.4 else None
     dflt = B if r.random() < 0.5 else None
@@ -1647,6 +1802,13 @@ def fam_vec(k):
     ints = [offs] + [x for x in leaves if x.dt in INTS]
     for _ in range(r.randint(0, 2)):
         leaves.append(k.let(Cast(k.int_expr(ints, (B,), 2), r.choice(FLOATS)), p='ix'))
+    lin = Bin('+', Bin('*', Pid(bx, False, nb), Lit(blocks)), pid) if nb > 1 else pid
+    olds = []
+    if r.random() < 0.3:      # each lane its own address: old values deterministic
+        olds.append(distinct_atomic(k, idx, mask, size, (B,), ints, offs))
+    if r.random() < 0.2:      # a scalar one, on the program's own address
+        olds.append(distinct_atomic(k, lin, None, blocks * nb, (), [pid]))
+    leaves += [x for x in olds if x is not None]
     if alpha is not None:
         leaves.append(alpha)
     if sc is not None:
@@ -1657,6 +1819,9 @@ def fam_vec(k):
         leaves.append(k.let(Cast(pid, 'f32'), p='fp'))
     fleaves = [x for x in leaves if x.dt in FLOATS] or [Cast(leaves[0], 'f32')]
     body_exprs(k, fleaves, (B,), r.randint(1, 3))
+    if r.random() < 0.2:
+        add_while(k, (B,), pid, [Reduce('sum', mask, 0), pid, Bin('%', nn, Lit(5))], exact, (idx, mask, size),
+                  (lin, blocks * nb))
     if r.random() < 0.3:
         conds = [Bin('==', Bin('%', pid, Lit(2)), Lit(0)), Bin('>', nn, Lit(r.randint(1, 3000))),
                  Bin('>', Reduce('sum', as_tile(fleaves[0], (B,)), 0), Lit(0.0)), flag(k)]
@@ -1671,7 +1836,6 @@ def fam_vec(k):
     if osc is not None:
         fn = r.choice(['sum', 'max', 'min'])
         e = Reduce(fn, as_tile(k.expr(k.pool, (B,), r.randint(1, 3), reducible=False), (B,)), 0, r.choice([0, 1, 2]))
-        lin = Bin('+', Bin('*', Pid(bx, False, nb), Lit(blocks)), pid) if nb > 1 else pid
         k.body.append(Store(Ptr(osc, lin), e))
     if oix is not None:
         e = k.int_expr(ints, (B,), 3)
@@ -1680,12 +1844,16 @@ def fam_vec(k):
         # many lanes of one atomic on the same few addresses
         keys = [Bin('&', offs, Lit(7)), Bin('%', Bin('*', offs, offs), Lit(8))] + \
             [Bin('&', x, Lit(7)) for x in leaves if x.dt in INTS]
-        kind = r.choice(['add', 'add', 'max', 'min', 'or', 'xor']) if hist.dt == 'i32' else 'add'
-        if kind != 'add':   # values from -31 to 32 (and int leaves): many lanes, one address, any order
+        kind = hkind
+        if kind != 'add' and hist.dt == 'f32':
+            # signed values, both zeros, NaNs (which change nothing): the IEEE maximum or minimum
+            v = atomic_value(k, 'f32', idx, mask, size, (B,), ints, offs, nan=r.random() < 0.3)
+        elif kind != 'add':   # values from -31 to 32 (and int leaves): many lanes, one address, any order
             v = r.choice([Bin('-', Bin('&', Bin('*', offs, Lit(37)), Lit(63)), Lit(31))] +
                          [x for x in leaves if x.dt in ('i32', 'i16', 'i8')])
         else:
             v = Lit(1) if hist.dt == 'i32' else r.choice(exact + [Lit(0.5)])
+        k.desc.append('hist:%s:%s' % (kind, hist.dt))
         k.body.append(Store(Ptr(hist, r.choice(keys)), v, extra_mask(k, mask, offs, exact), atomic=True,
                             kind=kind))
 
@@ -1734,6 +1902,228 @@ def body_exprs(k, leaves, shape, count):
         k.pool.append(k.let(k.expr(k.pool, shape, k.rng.randint(1, 4)), p='y'))
 
 
+def fit_to(e, shape, d):
+    """e as a whole tile of shape, of type d."""
+    e = as_tile(e, shape)
+    return e if e.dt == d else Cast(e, d)
+
+
+def full_reduce(k, fn, e):
+    """fn over every axis of e, one at a time in a random order: a scalar."""
+    while e.shape:
+        e = Reduce(fn, e, k.rng.randrange(len(e.shape)))
+    return e
+
+
+def counted(k, iv, lo, hi, step, body, most, stages=None, p=0.15):
+    """for iv in range(lo, hi, step) { body } (lo None: range(hi); step None: 1), or (probability p)
+    the same loop as a while: var iv = lo; while iv < hi { body; iv += step; }, `most` trips at most."""
+    r = k.rng
+    if not r.random() < p:
+        return [For(iv, lo, hi, step, body, stages)]
+    k.desc.append('while:' + iv)
+    ivn = Name(iv, like((), 'i32', 0, hi.hi))
+    tick = Assign(iv, '+=', step if step is not None else Lit(1), ivn)
+    return [Let(iv, lo if lo is not None else Lit(0), var=True),
+            While(Bin('<', ivn, hi), body + [tick], most, bare=r.random() < 0.8)]
+
+
+def trip_count(k, pid):
+    """K of `while w < K`, 0 to 3 trips: a runtime i32, a constexpr (its default or the launch's
+    define), a literal, or pid % 3 (the programs differ); (K, its largest value)."""
+    r = k.rng
+    how = r.choice(['arg', 'arg', 'const', 'lit', 'pid'])
+    if how == 'arg':
+        n = k.scalar(k.fresh('nw'), 'i32', r.choice([0, 1, 2, 3]))
+    elif how == 'const':
+        n = k.const(k.fresh('NW'), r.randint(0, 3), other=r.randint(0, 3) if r.random() < 0.4 else None)
+    elif how == 'lit':
+        n = Lit(r.randint(0, 3))
+    else:
+        n = Bin('%', pid, Lit(3))
+    return n, int(n.hi)
+
+
+def loop_update(k, v, shape, most, leaves, gate=None):
+    """Appends one trip's update of the carried tile v (a var of the pool's shape) for a loop of at
+    most `most` trips: v = v * c + y (|c| < 1), v = maximum/minimum(v, y), or v += y, v -= y; y a random
+    expression of the pool and `leaves` (the loop's own values), sometimes a let in the body, and the
+    update sometimes under `if gate`.  Returns v's Name with the interval it keeps over every trip."""
+    r = k.rng
+    d = v.dt
+    y = fit_to(k.expr(k.pool + leaves, shape, 2), shape, d)
+    if r.random() < 0.3:
+        y = k.let(y, p='y')
+    form = r.choice(['decay', 'max', 'acc'])
+    c, fn, op = r.choice([0.5, -0.5, 0.75, 0.25]), r.choice(['maximum', 'minimum']), r.choice(['+', '-'])
+
+    def step(cur):
+        if form == 'decay':
+            return Bin('+', Bin('*', cur, Lit(c)), y)
+        if form == 'max':
+            return MinMax(fn, cur, y)
+        return Bin(op, cur, y)
+
+    lo, hi = v.lo, v.hi
+    for _ in range(most):
+        n = step(like(shape, d, lo, hi))
+        lo, hi = min(lo, n.lo), max(hi, n.hi)
+    cur = Name(v.name, like(shape, d, lo, hi))
+    if k.ok(cur, shape) is None:
+        raise Reject('a carried tile could grow too large')
+    st = Assign(v.name, op + '=', y, cur) if form == 'acc' else Assign(v.name, '=', step(cur), cur)
+    k.body.append(If(gate, [st], []) if gate is not None and r.random() < 0.25 else st)
+    return cur
+
+
+def add_while(k, shape, pid, counts, exact, at, slot):
+    """var v = ...; while COND { updates of v (and a second tile); the condition's own update }:
+    a counter up to K (0 to 3 trips, trip_count) or down from it, a count of `counts` (i32 scalars
+    >= 0) halved, or cut by 1, to 0, the largest |x| of an exact float tile (of `exact`) halved
+    below a limit -- a scalar var, or the tile itself, its reduction in the condition -- or a ticket:
+    `while atomic_add(tk + P, 1) < K` on the program's own counter (slot: P and the count of programs;
+    the memory in the condition, read once a test).  A counted loop may store v every trip into a
+    region of its own of an output (at: the offsets, mask and size of the tile's elements; the
+    regions no trip reaches keep their poison).  The tiles join the pool after the loop (the
+    counter too)."""
+    r = k.rng
+    fl = [x for x in exact if x.dt in FLOATS and not x.ninf]
+    room = len(k.bufs) <= MAXBUF - 2
+    form = r.choices(['up', 'down', 'halve', 'shrink', 'tile', 'ticket'],
+                     [4, 2, 2, 1 if fl else 0, 1 if fl else 0, 1 if room else 0])[0]
+    vs = [k.let(fit_to(k.expr(k.pool, shape, 2), shape, float_dt(r)), var=True, p='v')
+          for _ in range(1 if r.random() < 0.7 else 2)]
+    k.desc.append('while:' + form)
+    gate, after = None, []
+    if form in ('up', 'down'):
+        K, most = trip_count(k, pid)
+        w = k.let(Lit(0) if form == 'up' else K, var=True, p='w')
+        wn = Name(w.name, like((), 'i32', 0, most))
+        if form == 'up':
+            cond = r.choice([Bin('<', wn, K), Bin('>', K, wn), Bin('!=', wn, K), Bin('<=', Bin('+', wn, Lit(1)), K)])
+            tick = Assign(w.name, '+=', Lit(1), wn) if r.random() < 0.7 else \
+                Assign(w.name, '=', Bin('+', wn, Lit(1)), wn)
+            after = [Cast(wn, 'f32')]
+        else:
+            cond = r.choice([Bin('>', wn, Lit(0)), Bin('!=', wn, Lit(0)), wn])
+            tick = Assign(w.name, '-=', Lit(1), wn)
+        gate = Bin('==', Bin('&', wn, Lit(1)), Lit(0))
+        mine = [Cast(wn, 'f32')]
+    elif form == 'halve':
+        c0 = r.choice(counts)
+        hi = int(c0.hi)
+        c = k.let(c0, var=True, p='c')
+        cn = Name(c.name, like((), 'i32', 0, hi))
+        how = r.choice(['>>', '/', '-']) if hi <= 12 else r.choice(['>>', '/'])
+        most = hi if how == '-' else hi.bit_length()
+        cond = r.choice([Bin('>', cn, Lit(0)), Bin('!=', cn, Lit(0)), cn])
+        tick = Assign(c.name, '=', Bin('>>', cn, Lit(1)), cn) if how == '>>' else \
+            Assign(c.name, how + '=', Lit(1 if how == '-' else 2), cn)
+        gate = Bin('>', cn, Lit(2))
+        mine = [Cast(cn, 'f32')]
+    elif form == 'ticket':
+        K, most = trip_count(k, pid)
+        tk = k.buffer(k.fresh('tk'), 'i32', slot[1], 'inout', 'tiny')
+        most += 2       # from -2
+        t = Atomic('add', Ptr(tk, slot[0]), Lit(1))
+        cond = Bin('<', t, K) if r.random() < 0.7 else Bin('>', K, t)
+        tick, mine = None, []
+    else:
+        x = r.choice([x for x in fl if x.shape == shape] or fl) if form == 'tile' else r.choice(fl)
+        big = max(abs(x.lo), abs(x.hi))
+        lim = r.choice([0.5, 1.0, 0.375])
+        most = max(0, math.ceil(math.log2(big / lim))) + 1
+        if form == 'shrink':
+            m = k.let(full_reduce(k, 'max', Un('abs', x)), var=True, p='m')
+            mn = Name(m.name, like((), x.dt, 0, big))
+            cond = Bin(r.choice(['>', '>=']), mn, Lit(lim))
+            mine = [mn]
+            after = [Name(m.name, like((), x.dt, 0, big))]
+        else:
+            u = k.let(x, var=True, p='u')
+            mn = Name(u.name, like(x.shape, x.dt, min(x.lo, 0.0), max(x.hi, 0.0)))
+            cond = Bin(r.choice(['>', '>=']), full_reduce(k, 'max', Un('abs', mn)), Lit(lim))
+            mine = after = [mn]
+        tick = Assign(mn.name, '*=', Lit(0.5), mn) if r.random() < 0.5 else \
+            Assign(mn.name, '=', Bin('*', mn, Lit(0.5)), mn)
+    outer, k.body = k.body, []
+    vs = [loop_update(k, v, shape, most, mine, gate) for v in vs]
+    if form in ('up', 'down') and room and r.random() < 0.4:
+        ptr, m, size = at
+        ow = k.buffer(k.fresh('ow'), float_dt(r), max(most, 1) * size, 'out')
+        trip = wn if form == 'up' else Bin('-', wn, Lit(1))
+        k.body.append(Store(Ptr(ow, Bin('+', Bin('*', trip, Lit(size)), ptr)), vs[0], m))
+    if tick is not None:
+        k.body.append(tick)
+    body, k.body = k.body, outer
+    k.body.append(While(cond, body, most, bare=r.random() < 0.8))
+    k.pool += vs + [a for a in after if r.random() < 0.5]
+
+
+def atomic_value(k, dt, at, m, size, shape, ints, lanes, nan=False, raw=False):
+    """An exact value for an atomic on dt memory at `at` (lanes under m): for f32 a load of a buffer
+    of SIGNED values (NaNs too, given nan) as it is, negated (not where raw: the NaN's bits go to
+    memory, and a negated NaN's are not defined), or -0 in every other lane (lanes: the lanes'
+    indices), or a literal; for i32 index arithmetic or a literal."""
+    r = k.rng
+    if dt == 'i32':
+        return k.int_expr(ints, shape, 2) if r.random() < 0.8 else Lit(r.randint(-2, 2))
+    if r.random() < 0.15:
+        return Lit(r.choice([-0.0, 0.0, -1.5, 2.0]))
+    vb = k.buffer(k.fresh('av'), 'f32', size, 'in', 'nan' if nan else 'signed')
+    x = Load(Ptr(vb, at), m)
+    how = r.choice(['load', 'load', 'neg' if not (nan and raw) else 'load', 'zero' if lanes is not None else 'load'])
+    if how == 'neg':
+        return Un('neg', x)
+    if how == 'zero':
+        return Where(Bin('==', Bin('&', lanes, Lit(1)), Lit(0)), x, Lit(-0.0))
+    return x
+
+
+def cas_compare(k, mem, at, m):
+    """atomic_cas's compare: a literal of the memory's values, or a load of a buffer that holds the
+    memory's value in about half the lanes (for f32 in some the zero of the other sign: no match,
+    and a NaN where the memory has one: a match, the bits being equal) and another elsewhere."""
+    r = k.rng
+    if r.random() < 0.25:
+        return Lit(r.choice([x for x in mem.data if x == x] or [0]))
+    g = k.buffer(k.fresh('ac'), mem.dt, mem.size, 'in', 'tiny' if mem.dt == 'i32' else 'signed')
+    data = []
+    for x, y in zip(mem.data, g.data):
+        c = r.random()
+        data.append(x if c < 0.5 else -x if c < 0.7 and x == 0 else y)
+    g.data = data
+    return Load(Ptr(g, at), m)
+
+
+def distinct_atomic(k, at, m, size, shape, ints, lanes=None):
+    """An atomic whose old values are used (Atomic), each lane under m on an address of its own among
+    `size` (at: a tile of the lanes' own addresses, or a scalar one of the program's own): atomic_cas
+    on i32 or f32 (cas_compare), atomic_max/min on f32 (NaN values too) or i32, an i32 add, an xchg.
+    The old values are stored under m; returns them as a float leaf (0 in masked lanes), or None
+    where a NaN may be among them (or where diff_test's 16 buffers leave no room for its 4)."""
+    r = k.rng
+    if len(k.bufs) > MAXBUF - 5:
+        return None
+    kind = r.choices(['cas', 'max', 'min', 'add', 'xchg'], [8, 4, 4, 1, 1])[0]
+    dt = 'i32' if kind == 'add' else 'f32' if r.random() < 0.65 else 'i32'
+    nan = dt == 'f32' and kind in ('cas', 'xchg') and r.random() < 0.3
+    mem = k.buffer(k.fresh('am'), dt, size, 'inout', 'tiny' if dt == 'i32' else 'nan' if nan else 'signed')
+    cmp = cas_compare(k, mem, at, m) if kind == 'cas' else None
+    v = atomic_value(k, dt, at, m, size, shape, ints, lanes, nan=nan or kind in ('max', 'min') and r.random() < 0.3,
+                     raw=kind in ('cas', 'xchg'))
+    k.desc.append('atomic_%s:%s%s' % (kind, dt, '' if shape else ':scalar'))
+    old = k.let(Atomic(kind, Ptr(mem, at), v, m, cmp, kw=r.random() < 0.2), p='old')
+    out = k.buffer(k.fresh('ao'), dt, size, 'out')
+    if dt == 'f32':
+        mem.view = out.view = 'i32'
+    k.body.append(Store(Ptr(out, at), old, m))
+    if nan:
+        return None
+    leaf = old if m is None else Where(m, old, Lit(0.0 if dt == 'f32' else 0))
+    return leaf if dt == 'f32' else Cast(leaf, 'f32')
+
+
 def fam_loop(k):
     """1-D loops carrying accumulators: a grid-stride loop, or CH chunks a program (a constexpr
     count); reductions of the accumulators after the loop."""
@@ -1756,6 +2146,15 @@ def fam_loop(k):
     omx = k.buffer('omx', r.choice(['f32', 'f16']), nprog, 'out') if r.random() < 0.5 else None
     atom = k.buffer('acc', r.choice(['f32', 'i32']), 4, 'inout', 'int') if r.random() < 0.3 else None
     ocnt = k.buffer('ocnt', 'i32', nprog, 'out') if r.random() < 0.3 else None
+    slot = None
+    if r.random() < 0.25:   # a scalar atomic on the program's own slot, every trip: old values in program order
+        skind = r.choice(['max', 'min', 'cas', 'xchg'])
+        sdt = r.choice(['f32', 'f32', 'i32'])
+        slot = k.buffer('slot', sdt, nprog, 'inout', 'signed' if sdt == 'f32' else 'tiny')
+        oslot = k.buffer('oslot', sdt, nprog, 'out')
+        if sdt == 'f32':
+            slot.view = oslot.view = 'i32'
+        k.desc.append('loop-atomic_%s:%s' % (skind, slot.dt))
     nn = k.scalar('n', 'i32', n)
     blk = k.const('BLOCK', B, other=B * 2 if r.random() < 0.3 else None)
     ch = k.const('CH', CH, other=CH + 1 if r.random() < 0.3 else None) if chunks else None
@@ -1766,6 +2165,9 @@ def fam_loop(k):
         if omx is not None else None
     cnt = k.let(Lit(0), var=True, p='cnt') if ocnt is not None else None
     pid = Pid(ax, False, nprog)
+    if slot is not None:    # the last old value the atomic returned (cas compares with it)
+        last = k.let(Lit(r.choice(slot.data) if slot.dt == 'i32' else r.choice([-0.0, 0.0, 2.0])), var=True,
+                     p='last')
     outer, k.body = k.body, []
     iv = 'c' if chunks else 'start'
     if chunks:
@@ -1780,11 +2182,19 @@ def fam_loop(k):
     e = as_tile(k.expr(k.pool, (B,), r.randint(1, 3), reducible=False), (B,))
     if e.dt != acc_dt:
         e = Cast(e, acc_dt)
-    reps = r.choice([1, 1, 1, 2, 3])
+    reps, K = r.choice([1, 1, 1, 2, 3]), None
+    if r.random() < 0.25:   # the loop in the loop a while, 0 to 3 trips
+        K, reps = trip_count(k, pid)
     if acc_dt == 'f16' and max(abs(e.lo), abs(e.hi)) * reps * n / B > 1e4:
         raise Reject('the f16 accumulator could overflow')
     add = Assign(acc.name, r.choice(['+=', '+=', '-=']), e, acc)
-    k.body.append(add if reps == 1 else For('j', None, Lit(reps), None, [add]))     # a loop in the loop
+    if K is not None:
+        k.desc.append('while:reps')
+        j = k.let(Lit(0), var=True, p='j')
+        jn = Name(j.name, like((), 'i32', 0, reps))
+        k.body.append(While(Bin('<', jn, K), [add, Assign(j.name, '+=', Lit(1), jn)], reps, bare=r.random() < 0.8))
+    else:
+        k.body.append(add if reps == 1 else For('j', None, Lit(reps), None, [add]))     # a loop in the loop
     if cnt is not None:
         k.body.append(Assign(cnt.name, '+=', Reduce('sum', mask, 0), cnt))
     if mx is not None:
@@ -1797,16 +2207,28 @@ def fam_loop(k):
     if atom is not None:
         v = Reduce('sum', Cast(leaves[0], atom.dt), 0)
         k.body.append(Store(Ptr(atom, Lit(r.randrange(4))), v, atomic=True))
+    if slot is not None:
+        if slot.dt == 'i32':
+            v = Bin('-', Reduce('sum', mask, 0), Lit(r.randint(0, 3)))
+        else:   # exact: no f64 (its rounding), no -0 among the inputs (a reduction's zero has no sign to trust)
+            x = r.choice([x for x in fleaves if x.dt != 'f64'] or [Lit(1.5)])
+            v = Reduce(r.choice(['max', 'min']), x, 0) if x.shape else x
+            v = v if v.dt == 'f32' else Cast(v, 'f32')
+        so = k.let(Atomic(skind, Ptr(slot, pid), v, cmp=last if skind == 'cas' else None), p='old')
+        k.body.append(Assign(last.name, '=', so, last))
     body, k.body = k.body, outer
     # the loop's own num_stages: 2 or 3 prefetch its loads even past its stores and atomics, which
     # write out and acc, never an input it loads; 1 turns prefetch off
     stages = r.choice([None, None, 1, 2, 3])
+    pw = 0.4 if stages is None else 0.0      # a while takes no num_stages: only a loop without one
     if chunks:
-        k.body.append(For(iv, None, ch, None, body, stages) if r.random() < 0.5
-                      else For(iv, Lit(0), ch, Lit(1), body, stages))
+        k.body += counted(k, iv, None, ch, None, body, CH, stages, pw) if r.random() < 0.5 \
+            else counted(k, iv, Lit(0), ch, Lit(1), body, CH, stages, pw)
     else:
         stride = Bin('*', Pid(ax, True, nprog), blk)
-        k.body.append(For(iv, Bin('*', pid, blk), nn, stride, body, stages))
+        k.body += counted(k, iv, Bin('*', pid, blk), nn, stride, body, -(-n // (nprog * B)), stages, pw)
+    if slot is not None:
+        k.body.append(Store(Ptr(oslot, pid), last))
     k.body.append(Store(Ptr(osc, pid), Reduce(r.choice(['sum', 'max', 'min']), acc, 0)))
     if mx is not None:
         k.body.append(Store(Ptr(omx, pid), mx))
@@ -1840,7 +2262,13 @@ def fam_mat(k):
     ocol = k.buffer('ocol', None, N * gm, 'out') if r.random() < 0.5 else None
     osc = k.buffer('osc', 'f32', gm * gn, 'out') if r.random() < 0.5 else None
     oarg = k.buffer('oarg', 'i32', M * gn, 'out') if r.random() < 0.3 else None
-    acol = k.buffer('acol', r.choice(['f32', 'i32']), N + 2, 'inout', 'int') if r.random() < 0.25 else None
+    acol, akind = None, 'add'
+    if r.random() < 0.35:
+        adt = r.choice(['f32', 'i32'])
+        akind = r.choice(['add', 'add', 'max', 'min']) if adt == 'f32' else 'add'
+        acol = k.buffer('acol', adt, N + 2, 'inout', 'int' if akind == 'add' else 'signed')
+        if akind != 'add':
+            acol.view = 'i32'
     mm, nn = k.scalar('M', 'i32', M), k.scalar('N', 'i32', N)
     sn = k.scalar('stride', 'i32', stride)
     bm = k.const('BM', BM, other=pow2(r, 1, 64) if r.random() < 0.4 else None)
@@ -1872,11 +2300,20 @@ def fam_mat(k):
         leaves.append(Index(k.let(Load(Ptr(rb, rows), rmask, Lit(1.0)), p='rv'), [':', None]))
     if alpha is not None:
         leaves.append(alpha)
+    exact = list(leaves)
+    ints = [Index(rows, [':', None]), Index(cols, [None, ':'])]
     if r.random() < 0.4:
-        ints = [Index(rows, [':', None]), Index(cols, [None, ':'])]
         leaves.append(k.let(Cast(k.int_expr(ints, shape, 2), r.choice(FLOATS)), p='ix'))
+    at = Bin('+', Bin('*', Index(rows, [':', None]), sn), Index(cols, [None, ':']))
+    if r.random() < 0.3:      # each element its own address: old values deterministic
+        old = distinct_atomic(k, at, mask, M * stride, shape, ints, Index(cols, [None, ':']))
+        if old is not None:
+            leaves.append(old)
     fleaves = [x for x in leaves if x.dt in FLOATS] or [Cast(leaves[0], 'f32')]
     body_exprs(k, fleaves, shape, r.randint(1, 3))
+    if r.random() < 0.15:
+        add_while(k, shape, pr, [Reduce('sum', rmask, 0), pr, Bin('%', mm, Lit(4))], exact, (at, mask, M * stride),
+                  (Bin('+', Bin('*', pr, Lit(gn)), pc), gm * gn))
     if r.random() < 0.25:
         conds = [Bin('!=', Bin('&', pr, Lit(1)), Lit(0)), Bin('<', pc, Lit(1)), Bin('>=', mm, Lit(r.randint(1, 99))),
                  flag(k)]
@@ -1912,7 +2349,14 @@ def fam_mat(k):
         src = as_tile(r.choice([x for x in leaves if x.shape == shape] or [leaves[0]]), shape)
         k.body.append(Store(Ptr(oarg, Bin('+', Bin('*', pc, mm), rows)),
                             Reduce(r.choice(['argmax', 'argmin']), src, 1), rmask))
-    if acol is not None:
+    if acol is not None and akind != 'add':
+        # every row of every row block on its column's address: the IEEE maximum or minimum
+        v = atomic_value(k, 'f32', at, mask, M * stride, shape, ints, Index(rows, [':', None]),
+                         nan=r.random() < 0.3)
+        k.desc.append('acol:%s' % akind)
+        col0 = Bin('+', Bin('*', Index(rows, [':', None]), Lit(0)), Index(cols, [None, ':']))
+        k.body.append(Store(Ptr(acol, col0), v, mask, atomic=True, kind=akind))
+    elif acol is not None:
         # column sums (or counts of the valid rows) from every row block, atomically
         if acol.dt == 'i32':
             v = Reduce('sum', mask, 0) if r.random() < 0.5 else Reduce('sum', Cast(as_tile(leaves[0], shape), 'i32'), 0)
@@ -1965,7 +2409,7 @@ def fam_rows(k):
     k.body.append(Assign(m1.name, '=', MinMax('maximum', m1, Cast(Reduce('max', xv, 1), 'f32')), m1))
     loop1 = k.body
     k.body = outer
-    k.body.append(For('kk', Lit(0), nn, bn, loop1))
+    k.body += counted(k, 'kk', Lit(0), nn, bn, loop1, -(-N // BN))
     span = max(abs(e.lo), abs(e.hi)) * chunks
     tot = k.let(Reduce('sum', Name(s1.name, like((BM, BN), 'f32', -span, span)), 1), p='tot')
     k.body.append(Store(Ptr(ost, rows), tot, rmask))
@@ -1980,7 +2424,7 @@ def fam_rows(k):
                             y, mask))
         loop2 = k.body
         k.body = outer
-        k.body.append(For('kk', Lit(0), nn, bn, loop2))
+        k.body += counted(k, 'kk', Lit(0), nn, bn, loop2, -(-N // BN))
 
 
 def fam_softmax(k):
@@ -2056,14 +2500,14 @@ def fam_softmax(k):
                                           Reduce('sum', Un('exp', Bin('-', z, Index(mn, [':', None]))), 1)), l))
     k.body.append(Assign(m.name, '=', mn, m))
     loop1, k.body = k.body, outer
-    k.body.append(For('kk', Lit(0), nn, bn, loop1))
+    k.body += counted(k, 'kk', Lit(0), nn, bn, loop1, -(-N // BN))
     outer, k.body = k.body, []
     cols = k.let(Bin('+', kk, Arange(0, BN, 'BN')), p='cols')
     xv, z = load_row(cols)
     k.body.append(Store(out_ptr(cols), Bin('/', Un('exp', Bin('-', z, Index(m, [':', None]))),
                                            Index(l, [':', None])), omask(cols)))
     loop2, k.body = k.body, outer
-    k.body.append(For('kk', Lit(0), nn, bn, loop2))
+    k.body += counted(k, 'kk', Lit(0), nn, bn, loop2, -(-N // BN))
     if lse is not None:
         k.body.append(Store(Ptr(lse, rows), Bin('+', m, Un('log', l)), rmask))
 
@@ -2101,6 +2545,10 @@ def fam_cube(k):
     off = Bin('+', Bin('*', Bin('+', Bin('*', I, Lit(B)), J), s2), K)
     leaves = [k.let(Load(Ptr(b, off), mask, other_for(r, b)), p='x') for b in xs]
     leaves = [x if x.dt in FLOATS else Cast(x, 'f32') for x in leaves]
+    if r.random() < 0.2:      # each element its own address: old values deterministic
+        old = distinct_atomic(k, off, mask, D0 * B * S2, shape, [I, J, K], K)
+        if old is not None:
+            leaves.append(old)
     if plane is not None:
         pm = Index(Bin('<', c, d2), [None, ':'])
         p2 = Load(Ptr(plane, Bin('+', Bin('*', Index(j, [':', None]), d2), Index(c, [None, ':']))), pm, Lit(0.0))
@@ -2108,6 +2556,8 @@ def fam_cube(k):
     if vec is not None:
         leaves.append(Index(k.let(Load(Ptr(vec, i), imask, Lit(1.0)), p='v'), [':', None, None]))
     body_exprs(k, leaves, shape, r.randint(1, 3))
+    if r.random() < 0.2:
+        add_while(k, shape, pid, [Reduce('sum', imask, 0), pid], leaves, (off, mask, D0 * B * S2), (pid, ga))
     e = k.expr(k.pool, shape, r.randint(1, 4))
     k.set_dt(out, out_dt(r, e))
     k.body.append(Store(Ptr(out, off), e, mask))
@@ -2281,7 +2731,7 @@ def fam_dot(k):
             k.body.append(Assign(va.name, '+=', step_a, va))
             k.body.append(Assign(vb.name, '+=', step_b, vb))
         body, k.body = k.body, outer
-        k.body.append(For('kk', Lit(0), kd, bk, body))
+        k.body += counted(k, 'kk', Lit(0), kd, bk, body, -(-K // BK))
     else:
         oa, ma, ob, mb = offsets(rk)
         ta = operand(a, oa, ma, how_a == 'trans')
@@ -2328,6 +2778,8 @@ def make_case(rng, index, families=FAMILIES):
         fam = rng.choices([f for f, _ in families], [w for _, w in families])[0]
         try:
             fam(k)
+            if len(k.bufs) > MAXBUF or len(k.args) > MAXARG or len(k.defines) > MAXDEF:
+                raise Reject('more buffers, arguments or defines than diff_test takes')
             k.prune()
             k.evaluate()
             k.finish_outputs()
