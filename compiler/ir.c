@@ -501,7 +501,7 @@ void fw_apply(Func *f, Forward *w)
 
 /* ---- builder ---- */
 
-static void place(Builder *b, Op *op)
+void b_place(Builder *b, Op *op)
 {
 	if (b->before)
 		ir_insert_before(b->before, op);
@@ -512,7 +512,7 @@ static void place(Builder *b, Op *op)
 ValId b_op1(Builder *b, Opcode code, Type rt, const ValId *opnds, int nopnds)
 {
 	Op *op = ir_new_op(b->f, code, opnds, nopnds, &rt, 1, b->loc);
-	place(b, op);
+	b_place(b, op);
 	return op->res[0];
 }
 
@@ -533,7 +533,7 @@ ValId b_const_int(Builder *b, ElemKind e, int64_t v)
 	Type t = type_scalar(e);
 	Op *op = ir_new_op(b->f, OP_CONST, NULL, 0, &t, 1, b->loc);
 	op->iattr[0] = v;
-	place(b, op);
+	b_place(b, op);
 	return op->res[0];
 }
 
@@ -542,6 +542,6 @@ ValId b_const_float(Builder *b, ElemKind e, double v)
 	Type t = type_scalar(e);
 	Op *op = ir_new_op(b->f, OP_CONST, NULL, 0, &t, 1, b->loc);
 	op->fattr = v;
-	place(b, op);
+	b_place(b, op);
 	return op->res[0];
 }

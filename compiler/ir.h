@@ -209,6 +209,7 @@ typedef struct Builder {
 	Op *before;
 	Loc loc;
 } Builder;
+void b_place(Builder *b, Op *op); /* an op made elsewhere (one with blocks, or no result) */
 ValId b_op1(Builder *b, Opcode code, Type rt, const ValId *opnds, int nopnds); /* single-result op */
 ValId b_op2(Builder *b, Opcode code, Type rt, ValId x, ValId y);               /* b_op1 of two operands */
 ValId b_const_int(Builder *b, ElemKind e, int64_t v);

@@ -884,10 +884,7 @@ static Rv store_like(L *l, Node *call, Opcode code, AtomicKind kind)
 		ops[n++] = mask_arg(l, a.a[2], pt);
 	if (code == OP_STORE) {
 		Op *op = ir_new_op(l->f, OP_STORE, ops, n, NULL, 0, l->b.loc);
-		if (l->b.before)
-			ir_insert_before(l->b.before, op);
-		else
-			ir_append(l->b.at, op);
+		b_place(&l->b, op);
 		return (Rv){0, false};
 	}
 	if (!atomic_elem_ok(kind, pt.pointee))
@@ -1706,10 +1703,7 @@ static void for_stmt(L *l, Node *n)
 	pop_scope(l);
 	emit_yield(l, body, vars, nc);
 	l->b = saved;
-	if (l->b.before)
-		ir_insert_before(l->b.before, op);
-	else
-		ir_append(l->b.at, op);
+	b_place(&l->b, op);
 	for (int i = 0; i < nc; i++) {
 		(void)outer[i];
 		vars[i]->v = op->res[i];
@@ -1803,10 +1797,7 @@ static void while_stmt(L *l, Node *n)
 			 "so its condition stays true");
 	ir_append(body, ir_new_op(l->f, OP_YIELD, ys, nc + 1, NULL, 0, n->loc));
 	l->b = outer;
-	if (l->b.before)
-		ir_insert_before(l->b.before, loop);
-	else
-		ir_append(l->b.at, loop);
+	b_place(&l->b, loop);
 	Op *result = loop;
 	if (test) {
 		for (int i = 0; i < nc; i++) {
@@ -1818,10 +1809,7 @@ static void while_stmt(L *l, Node *n)
 			vars[i]->v = before[i];
 		emit_yield(l, test->blocks[1], vars, nc);
 		l->b = saved;
-		if (l->b.before)
-			ir_insert_before(l->b.before, test);
-		else
-			ir_append(l->b.at, test);
+		b_place(&l->b, test);
 		result = test;
 	}
 	for (int i = 0; i < nc; i++) {
@@ -1871,10 +1859,7 @@ static void if_stmt(L *l, Node *n)
 			vars[i]->v = before[i];
 	}
 	op->nblocks = 2;
-	if (l->b.before)
-		ir_insert_before(l->b.before, op);
-	else
-		ir_append(l->b.at, op);
+	b_place(&l->b, op);
 	for (int i = 0; i < nc; i++) {
 		vars[i]->v = op->res[i];
 		l->f->vals[op->res[i]].name = vars[i]->name;

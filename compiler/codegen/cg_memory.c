@@ -283,15 +283,13 @@ void cg_store(Cg *c, Op *op)
 /* ---- atomics ---- */
 
 /*
- * The atom instruction's operation and type for kind k on e (its inline-asm
- * constraint in *cons).  Float max and min are not here: atomic_float_max_min
- * makes them of integer ones.
+ * The atom instruction's operation and type for kind k on e.  Float max and
+ * min are not here: atomic_float_max_min makes them of integer ones.
  */
-static const char *atom_type(AtomicKind k, ElemKind e, char *cons)
+static const char *atom_type(AtomicKind k, ElemKind e)
 {
 	static const char *const bits[][2] = {{"exch.b32", "exch.b64"}, {"and.b32", "and.b64"}, {"or.b32", "or.b64"},
 	                                      {"xor.b32", "xor.b64"}};
-	*cons = e == TY_F32 ? 'f' : e == TY_F64 ? 'd' : e == TY_I64 ? 'l' : e == TY_I32 ? 'r' : 'h';
 	if (!atomic_elem_ok(k, e))
 		return NULL;
 	switch (k) {
@@ -373,8 +371,7 @@ static LLVMValueRef atomic_one(Cg *c, Op *op, bool sync, ElemKind e, LLVMValueRe
 	AtomicKind k = (AtomicKind)op->iattr[0];
 	if ((k == ATOM_MAX || k == ATOM_MIN) && elem_is_float(e))
 		return atomic_float_max_min(c, sync, k == ATOM_MAX, e, ptr, pred, x);
-	char cons_ch;
-	const char *ty = atom_type(k, e, &cons_ch);
+	const char *ty = atom_type(k, e);
 	if (!ty)
 		die("codegen: atomic %s on %s", atomic_names[k], elem_name(e));
 	return atom_asm(c, sync, ty, e, ptr, pred, x, NULL);
