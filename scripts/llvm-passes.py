@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """llvm-passes.py: does tilec's LLVM pass list give the same SASS as default<O3>?
 
-For every kernel of dsl_examples/ (with the benchmark's configurations) and of
-the .tile files under tests/ (default constexprs; files that do not compile
-are skipped), compile it twice to PTX, once as tilec does and once with
+For every kernel of dsl_examples/ (with the benchmark's configurations, and
+with its default constexprs) and of the .tile files under tests/ (default
+constexprs; files that do not compile are skipped), compile it twice to PTX, once as tilec does and once with
 TILEC_LLVM_REFERENCE=1 (default<O3>, backend at Aggressive); where the two
 PTX texts differ, assemble both with ptxas -O3 for each --arch and compare
 the kernels' machine code (the cubin's .text sections).  Byte for byte the
@@ -47,8 +47,12 @@ EXAMPLES = [
     ("layernorm.tile", "layernorm", ["-D", "BLOCK=8192", "--num-warps", "8", "--hints", "n=16,stride=16"]),
     ("layernorm_backward.tile", "layernorm_backward_dx", ["-D", "BLOCK=8192", "--num-warps", "8", "--hints",
                                                           "n=16,stride=16"]),
+    ("layernorm_backward.tile", "layernorm_backward_locked", ["-D", "BLOCK=8192", "-D", "GROUP=96", "--num-warps",
+                                                              "8", "--hints", "n=16,stride=16"]),
     ("layernorm_backward.tile", "layernorm_backward_dwdb", ["-D", "BLOCK_P=128", "-D", "BLOCK_N=32", "--hints",
                                                             "n=16"]),
+    ("layernorm_backward.tile", "layernorm_backward_dwdb_f16", ["-D", "BLOCK_P=128", "-D", "BLOCK_N=32", "--hints",
+                                                                "n=16"]),
     ("mean.tile", "mean_atomic", ["--hints", "n=16"]),
     ("mean.tile", "mean_partial", ["--hints", "n=16"]),
     ("mean.tile", "mean_final", []),
@@ -105,7 +109,8 @@ def main():
         print("llvm-passes: SKIPPED: no ptxas (CUDA toolkit) on this machine")
         return 0
     cases = [(os.path.normpath(os.path.join(ROOT, "dsl_examples", f)), k, a) for f, k, a in EXAMPLES]
-    for f in sorted(glob.glob(os.path.join(ROOT, "tests", "**", "*.tile"), recursive=True)):
+    files = sorted(glob.glob(os.path.join(ROOT, "dsl_examples", "*.tile")))
+    for f in files + sorted(glob.glob(os.path.join(ROOT, "tests", "**", "*.tile"), recursive=True)):
         cases += [(f, k, []) for k in kernels_of(f)]
     if args.only:
         cases = [c for c in cases if re.search(args.only, f"{c[0]} {c[1]}")]

@@ -83,6 +83,7 @@ typedef struct Cg {
 	int nti;
 	LLVMValueRef **words;  /* per ValId read by ldmatrix (cg_mma.c), or a loop phi of such:
 	                          word p holds registers 2p, 2p+1 */
+	bool *to_words;        /* per ValId: packed into words where made (cg_main.c, mark_word_inputs) */
 	LLVMValueRef smem;     /* the extern shared array, or NULL */
 	bool wgmma;            /* some ring is RING_WGMMA: waits fence the async proxy */
 	CgSpans since_bar;     /* shared memory touched since the last barrier */

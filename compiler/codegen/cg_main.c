@@ -491,13 +491,35 @@ LLVMValueRef cg_nv(Cg *c, NvName id, LLVMTypeRef ret, LLVMValueRef *args, int n)
 	return cg_call(c, nv_names[id], ret, args, n);
 }
 
-/* x = fptrunc float to half (bfloat): its f32 source, else NULL */
+static bool widened_from(LLVMValueRef x, LLVMTypeRef t)
+{
+	return LLVMIsAInstruction(x) && LLVMGetInstructionOpcode(x) == LLVMFPExt &&
+	       LLVMTypeOf(LLVMGetOperand(x, 0)) == t;
+}
+
+/*
+ * x = fptrunc float to half (bfloat): its f32 source, else NULL.  Not
+ * where the source is an add, sub or mul of two values widened from x's
+ * type: LLVM narrows that op to x's type (f16 arithmetic is computed in
+ * f32 and rounded, cg_elementwise.c), and two such are one add.rn.f16x2,
+ * where a cvt.rn.f16x2.f32 would take the f32 op, its four widenings and
+ * the cvt.
+ */
 static LLVMValueRef rounded_from_f32(Cg *c, LLVMValueRef x)
 {
 	if (!LLVMIsAInstruction(x) || LLVMGetInstructionOpcode(x) != LLVMFPTrunc)
 		return NULL;
 	LLVMValueRef s = LLVMGetOperand(x, 0);
-	return LLVMTypeOf(s) == c->f32 ? s : NULL;
+	if (LLVMTypeOf(s) != c->f32)
+		return NULL;
+	if (LLVMIsAInstruction(s)) {
+		LLVMOpcode o = LLVMGetInstructionOpcode(s);
+		LLVMTypeRef t = LLVMTypeOf(x);
+		if ((o == LLVMFAdd || o == LLVMFSub || o == LLVMFMul) && widened_from(LLVMGetOperand(s, 0), t) &&
+		    widened_from(LLVMGetOperand(s, 1), t))
+			return NULL;
+	}
+	return s;
 }
 
 /*
@@ -649,15 +671,83 @@ static void word_phis(Cg *c, ValId v)
 		c->words[v][p] = LLVMBuildPhi(c->b, c->i32, "");
 }
 
+/*
+ * Whether phi_v meets its incoming values in word phis.  A tile of 16-bit
+ * elements does, two elements to a word: ptxas gives each 16-bit phi a
+ * 32-bit register of its own, so layernorm_backward_locked's f16 shares,
+ * merged by an if after the lock's loop, took 173 registers as halves and
+ * take 128 as words (two programs per SM instead of one).  An incoming
+ * value that is words already (ldmatrix's, in emit_for) stays words.
+ */
+static Op *yield_of(Block *bl)
+{
+	Op *y = bl->last;
+	if (!y || y->code != OP_YIELD)
+		die("codegen: a region block does not end in yield");
+	return y;
+}
+
+static bool halves(Cg *c, ValId v)
+{
+	const Layout *l = cg_layout(c, v);
+	return l && elem_bits(vtype(c->f, v).elem) == 16 && cg_nregs(c, v) >= 2 && !cg_zeromask(l->reg, l->nreg);
+}
+
+static bool phi_in_words(Cg *c, ValId phi_v, ValId in_v)
+{
+	return c->words[in_v] || halves(c, phi_v);
+}
+
+/*
+ * The values that reach a word phi get their words where they are made
+ * (emit_block), not at the end of the phi's predecessor: an if after a
+ * loop would otherwise let the back end sink the f32 math and the rounding
+ * below the loop, with both operands live across it.
+ */
+static void mark_word_inputs(Func *f, Op *op, void *ctx)
+{
+	(void)f;
+	Cg *c = ctx;
+	Block *body = op->nblocks ? op->blocks[0] : NULL;
+	switch (op->code) {
+	case OP_IF:
+		for (int i = 0; i < op->nres; i++)
+			if (halves(c, op->res[i]))
+				for (int k = 0; k < op->nblocks && k < 2; k++)
+					c->to_words[yield_of(op->blocks[k])->opnds[i]] = true;
+		break;
+	case OP_FOR:
+		for (int i = 1; i < body->nargs; i++)
+			if (halves(c, body->args[i]))
+				c->to_words[op->opnds[2 + i]] = c->to_words[yield_of(body)->opnds[i - 1]] = true;
+		break;
+	case OP_DO_WHILE:
+		for (int i = 0; i < body->nargs; i++)
+			if (halves(c, body->args[i]))
+				c->to_words[op->opnds[i]] = c->to_words[yield_of(body)->opnds[i]] = true;
+		break;
+	default:
+		break;
+	}
+}
+
 static void add_incoming(Cg *c, ValId phi_v, ValId in_v, LLVMBasicBlockRef from)
 {
 	if (!same_layout(c, phi_v, in_v))
 		die("codegen: %%%d and %%%d meet in a phi with different layouts", phi_v, in_v);
 	if (c->words[phi_v]) {
+		/* words packed here are packed at the end of `from` */
+		LLVMBasicBlockRef at = LLVMGetInsertBlock(c->b);
+		LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+		if (term)
+			LLVMPositionBuilderBefore(c->b, term);
+		else
+			LLVMPositionBuilderAtEnd(c->b, from);
 		for (int p = 0; p < cg_nregs(c, phi_v) / 2; p++) {
 			LLVMValueRef w = cg_word(c, in_v, (uint32_t)p);
 			LLVMAddIncoming(c->words[phi_v][p], &w, &from, 1);
 		}
+		LLVMPositionBuilderAtEnd(c->b, at);
 		return;
 	}
 	const Layout *l = cg_layout(c, phi_v);
@@ -665,14 +755,6 @@ static void add_incoming(Cg *c, ValId phi_v, ValId in_v, LLVMBasicBlockRef from)
 	for (int i = 0; i < cg_nregs(c, phi_v); i++)
 		if (!(i & zm))
 			LLVMAddIncoming(c->regs[phi_v][i], &c->regs[in_v][i], &from, 1);
-}
-
-static Op *yield_of(Block *bl)
-{
-	Op *y = bl->last;
-	if (!y || y->code != OP_YIELD)
-		die("codegen: a region block does not end in yield");
-	return y;
 }
 
 /*
@@ -694,7 +776,7 @@ static void emit_for(Cg *c, Op *op)
 	LLVMValueRef *iv = phis_for(c, body->args[0]);
 	LLVMAddIncoming(iv[0], &lo, &pre, 1);
 	for (int i = 1; i < body->nargs; i++) {
-		if (c->words[op->opnds[2 + i]])
+		if (phi_in_words(c, body->args[i], op->opnds[2 + i]))
 			word_phis(c, body->args[i]);
 		else
 			phis_for(c, body->args[i]);
@@ -753,9 +835,15 @@ static void emit_do_while(Cg *c, Op *op)
 	LLVMBuildBr(c->b, bbody);
 	LLVMPositionBuilderAtEnd(c->b, bbody);
 	for (int i = 0; i < body->nargs; i++) {
-		phis_for(c, body->args[i]);
+		if (phi_in_words(c, body->args[i], op->opnds[i]))
+			word_phis(c, body->args[i]);
+		else
+			phis_for(c, body->args[i]);
 		add_incoming(c, body->args[i], op->opnds[i], pre);
 	}
+	for (int i = 0; i < body->nargs; i++)
+		if (c->words[body->args[i]])
+			cg_unpack_words(c, body->args[i]);
 	/* the body is entered from its own end too; the exit only from there */
 	if (block_uses_smem(body))
 		c->since_bar.all = true;
@@ -805,10 +893,16 @@ static void emit_if(Cg *c, Op *op)
 	for (int i = 0; i < op->nres; i++) {
 		if (!ys[0] || !ys[1])
 			die("codegen: if with results lacks a branch");
-		phis_for(c, op->res[i]);
+		if (phi_in_words(c, op->res[i], ys[0]->opnds[i]) || phi_in_words(c, op->res[i], ys[1]->opnds[i]))
+			word_phis(c, op->res[i]);
+		else
+			phis_for(c, op->res[i]);
 		add_incoming(c, op->res[i], ys[0]->opnds[i], ends[0]);
 		add_incoming(c, op->res[i], ys[1]->opnds[i], ends[1]);
 	}
+	for (int i = 0; i < op->nres; i++)
+		if (c->words[op->res[i]])
+			cg_unpack_words(c, op->res[i]);
 }
 
 /*
@@ -870,8 +964,18 @@ static void emit_op(Cg *c, Op *op)
 
 static void emit_block(Cg *c, Block *bl)
 {
-	for (Op *op = bl->first; op; op = op->next)
+	for (Op *op = bl->first; op; op = op->next) {
 		emit_op(c, op);
+		for (int i = 0; i < op->nres; i++) {
+			ValId r = op->res[i];
+			if (!c->to_words[r] || c->words[r] || !c->regs[r])
+				continue;
+			c->words[r] = NEWN(c->f->arena, LLVMValueRef, cg_nregs(c, r) / 2);
+			for (int p = 0; p < cg_nregs(c, r) / 2; p++)
+				c->words[r][p] = cg_pack_half2(c, c->regs[r][2 * p], c->regs[r][2 * p + 1]);
+			cg_unpack_words(c, r);
+		}
+	}
 }
 
 /* ---- module, kernel, debug info ---- */
@@ -1144,6 +1248,7 @@ static void init_cg(Cg *c, Func *f, const Target *t)
 	c->regs = NEWN(f->arena, LLVMValueRef *, f->nvals + 1);
 	c->pending = NEWN(f->arena, Op *, f->nvals + 1);
 	c->words = NEWN(f->arena, LLVMValueRef *, f->nvals + 1);
+	c->to_words = NEWN(f->arena, bool, f->nvals + 1);
 	c->i1 = LLVMInt1TypeInContext(c->ctx);
 	c->i8 = LLVMInt8TypeInContext(c->ctx);
 	c->i16 = LLVMInt16TypeInContext(c->ctx);
@@ -1176,6 +1281,7 @@ int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char 
 		ir_walk(f, check_no_wgmma, d);
 	Cg *c = NEW(f->arena, Cg);
 	init_cg(c, f, t);
+	ir_walk(f, mark_word_inputs, c);
 	jmp_buf jb;
 	fatal_jmp = &jb;
 	if (setjmp(jb)) {
