@@ -805,6 +805,36 @@ static void exec_trans(Interp *it, Op *op)
 			r->d[j * m + i] = a->d[i * n + j];
 }
 
+/* reshape keeps the row-major order; join interleaves along a new last axis, split takes one side */
+static void exec_reshape(Interp *it, Op *op)
+{
+	Tile *r = def(it, op->res[0], op->loc);
+	Tile *a = arg(it, op, 0, r->n);
+	for (int64_t i = 0; i < r->n; i++)
+		r->d[i] = a->d[a->n == 1 ? 0 : i];
+}
+
+static void exec_join(Interp *it, Op *op)
+{
+	Tile *r = def(it, op->res[0], op->loc);
+	Tile *a = arg(it, op, 0, r->n / 2), *b = arg(it, op, 1, r->n / 2);
+	for (int64_t i = 0; i < r->n / 2; i++) {
+		r->d[2 * i] = a->d[a->n == 1 ? 0 : i];
+		r->d[2 * i + 1] = b->d[b->n == 1 ? 0 : i];
+	}
+}
+
+static void exec_split(Interp *it, Op *op)
+{
+	Tile *r = def(it, op->res[0], op->loc);
+	Tile *a = arg(it, op, 0, 2 * r->n);
+	if (a->n != 2 * r->n)
+		fail(it, op->loc, "malformed IR: split of a tile of %lld elements into %lld", (long long)a->n,
+		     (long long)r->n);
+	for (int64_t i = 0; i < r->n; i++)
+		r->d[i] = a->d[2 * i + op->iattr[0]];
+}
+
 /* ---- reductions, dot ---- */
 
 static Elt reduce_row(Interp *it, Op *op, int e, Elt *t, int64_t len)
@@ -1069,6 +1099,9 @@ static void exec_op(Interp *it, Op *op)
 	case OP_EXPAND_DIMS:
 	case OP_BROADCAST: exec_broadcast(it, op); break;
 	case OP_TRANS: exec_trans(it, op); break;
+	case OP_RESHAPE: exec_reshape(it, op); break;
+	case OP_JOIN: exec_join(it, op); break;
+	case OP_SPLIT: exec_split(it, op); break;
 	case OP_LOAD: exec_load(it, op); break;
 	case OP_STORE:
 	case OP_ATOMIC:

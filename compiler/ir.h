@@ -285,6 +285,10 @@ Layout layout_unbroadcast(const Layout *res, const int32_t *src_shape); /* broad
 Layout layout_expand(const Layout *src, int axis);   /* expand_dims result: new size-1 axis */
 Layout layout_squeeze(const Layout *res, int axis);  /* expand_dims source: size-1 axis removed */
 Layout layout_trans(const Layout *l);                /* 2-D transpose */
+Layout layout_reshape(const Layout *l, int rank, const int32_t *shape); /* same columns, another shape */
+Layout layout_join(const Layout *l);                 /* join's result: a last axis of 2 in register bit 0 */
+int layout_split_reg(const Layout *l);               /* the register bit of a last axis of 2, or -1 */
+Layout layout_split(const Layout *l);                /* split's result (layout_split_reg(l) >= 0) */
 /*
  * Attributes of the pipelining ops (passes/pipeline.c).  local_load's
  * iattr[0] is the first k of a k-slice, iattr[1] these flags; an

@@ -376,6 +376,10 @@ static void head(Parser *p, OpText *o)
 	}
 	if (same_line(p) && (accept(p, "tf32") || accept(p, "ieee")))
 		o->iattr[0] = 1;
+	if (o->code == OP_SPLIT && same_line(p) && accept(p, "index")) {
+		expect(p, "=");
+		o->iattr[0] = integer(p);
+	}
 	if (o->code == OP_CUMSUM && same_line(p) && accept(p, "reverse"))
 		o->iattr[1] = 1;
 	if (o->code == OP_DOT && same_line(p) && accept(p, "async"))

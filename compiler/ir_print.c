@@ -219,6 +219,8 @@ static void print_head(Printer *p, Op *op)
 	if (op->nopnds > 0)
 		sb_puts(out, " ");
 	print_vals(p, op->opnds, op->nopnds);
+	if (op->code == OP_SPLIT)
+		sb_printf(out, " index=%lld", (long long)op->iattr[0]);
 	if (op->code == OP_EXPAND_DIMS || op_has(op->code, F_REDUCE) || op->code == OP_CUMSUM)
 		sb_printf(out, " axis=%lld", (long long)op->iattr[0]);
 	if (op->code == OP_CUMSUM && op->iattr[1])

@@ -357,6 +357,67 @@ Layout layout_trans(const Layout *l)
 	return t;
 }
 
+/* Row-major order is the flat index: a reshape keeps every column. */
+Layout layout_reshape(const Layout *l, int rank, const int32_t *shape)
+{
+	Layout r = *l;
+	r.rank = (uint8_t)rank;
+	for (int d = 0; d < MAX_RANK; d++)
+		r.shape[d] = d < rank ? shape[d] : 0;
+	return r;
+}
+
+/*
+ * join's result: the parts' flat index moves up a bit, and the new last
+ * axis (size 2, flat bit 0) is register bit 0, so a thread holds both
+ * parts of an element side by side.
+ */
+Layout layout_join(const Layout *l)
+{
+	if (l->rank >= MAX_RANK || l->nreg >= LAYOUT_MAX_REG)
+		die("joining a rank-%d layout of %d register bits", l->rank, l->nreg);
+	Layout j = *l;
+	j.shape[j.rank++] = 2;
+	j.reg[0] = 1;
+	for (int i = 0; i < l->nreg; i++)
+		j.reg[i + 1] = l->reg[i] << 1;
+	j.nreg = (uint8_t)(l->nreg + 1);
+	for (int i = 0; i < l->nlane; i++)
+		j.lane[i] = l->lane[i] << 1;
+	for (int i = 0; i < l->nwarp; i++)
+		j.warp[i] = l->warp[i] << 1;
+	return j;
+}
+
+int layout_split_reg(const Layout *l)
+{
+	if (l->rank < 2 || l->shape[l->rank - 1] != 2)
+		return -1;
+	for (int i = 0; i < l->nreg; i++)
+		if (l->reg[i] == 1)
+			return i;
+	return -1;
+}
+
+Layout layout_split(const Layout *l)
+{
+	int k = layout_split_reg(l);
+	if (k < 0)
+		die("splitting a layout whose last axis is not in registers");
+	Layout s = *l;
+	s.shape[--s.rank] = 0;
+	s.nreg = (uint8_t)(l->nreg - 1);
+	for (int i = 0, j = 0; i < l->nreg; i++)
+		if (i != k)
+			s.reg[j++] = l->reg[i] >> 1;
+	s.reg[s.nreg] = 0;
+	for (int i = 0; i < l->nlane; i++)
+		s.lane[i] = l->lane[i] >> 1;
+	for (int i = 0; i < l->nwarp; i++)
+		s.warp[i] = l->warp[i] >> 1;
+	return s;
+}
+
 /* ---- text ---- */
 
 /* A column as coordinates: "3" for rank 1, "[0,4]" otherwise. */

@@ -817,6 +817,93 @@ static Rv where(L *l, Node *call)
 	return (Rv){emit(l, OP_SELECT, ty(l, ops[1]), ops, 3), x.weak && y.weak};
 }
 
+/* x's elements in row-major order, in `shape` (as many elements). */
+static ValId reshape_to(L *l, Loc loc, ValId x, int rank, const int32_t *shape)
+{
+	Type t = ty(l, x), r = t;
+	r.rank = (uint8_t)rank;
+	for (int d = 0; d < MAX_RANK; d++)
+		r.shape[d] = d < rank ? shape[d] : 0;
+	if (type_numel(r) != type_numel(t))
+		error_at(l->d, loc, "cannot reshape %s (%lld elements) to %s (%lld)", tstr(l, t),
+			 (long long)type_numel(t), tstr(l, r), (long long)type_numel(r));
+	if (type_eq(r, t))
+		return x;
+	l->b.loc = loc;
+	return emit(l, OP_RESHAPE, r, &x, 1);
+}
+
+static Rv reshape(L *l, Node *call)
+{
+	static const char *const names[] = {"x", "shape", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]);
+	need_tensor(l, a.a[0], x, "reshape");
+	Type s = shape_arg(l, a.a[1], TY_I32);
+	return (Rv){reshape_to(l, call->loc, x.v, s.rank, s.shape), x.weak};
+}
+
+/*
+ * join(a, b): a and b, promoted to one type and broadcast to one shape, side
+ * by side along a new last axis of 2 ([..., 0] is a); interleave(a, b) is
+ * that with the last two axes merged, so a[i] lands at 2i and b[i] at 2i+1.
+ */
+static Rv join(L *l, Node *call, bool interleave)
+{
+	static const char *const names[] = {"a", "b", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]), y = expr(l, a.a[1]);
+	Type tx = ty(l, x.v), ty_ = ty(l, y.v), s;
+	ElemKind e;
+	if (tx.elem == TY_PTR || ty_.elem == TY_PTR) {
+		if (tx.elem != ty_.elem || tx.pointee != ty_.pointee)
+			error_at(l->d, call->loc, "'%s' operands differ: %s and %s", call->name, tstr(l, tx), tstr(l, ty_));
+		e = TY_PTR;
+	} else {
+		e = promote(tx, x.weak, ty_, y.weak);
+		check_weak(l, call->loc, x, e);
+		check_weak(l, call->loc, y, e);
+	}
+	if (!broadcast_shape(tx, ty_, &s))
+		error_at(l->d, call->loc, "shapes %s and %s do not broadcast", tstr(l, tx), tstr(l, ty_));
+	if (s.rank == 0)
+		error_at(l->d, call->loc, "'%s' needs a tile, got two scalars", call->name);
+	if (s.rank >= MAX_RANK)
+		error_at(l->d, call->loc, "'%s' of rank-%d tiles would have rank %d (at most %d)", call->name, s.rank,
+			 s.rank + 1, MAX_RANK);
+	ValId ops[2] = {broadcast_to(l, e == TY_PTR ? x.v : cast_to(l, x.v, e), s),
+			broadcast_to(l, e == TY_PTR ? y.v : cast_to(l, y.v, e), s)};
+	Type t = ty(l, ops[0]);
+	t.shape[t.rank++] = 2;
+	check_tile(l, call->loc, t.rank, t.shape);
+	l->b.loc = call->loc;
+	ValId j = emit(l, OP_JOIN, t, ops, 2);
+	if (interleave) {
+		t.shape[t.rank - 2] *= 2;
+		j = reshape_to(l, call->loc, j, t.rank - 1, t.shape);
+	}
+	return (Rv){j, x.weak && y.weak};
+}
+
+/* let a, b = split(x): x[..., 0] and x[..., 1] of x whose last axis is 2. */
+static int split(L *l, Node *call, Rv *out)
+{
+	static const char *const names[] = {"x", NULL};
+	Args a = args_of(l, call, names, 1);
+	Rv x = expr(l, a.a[0]);
+	Type t = ty(l, x.v);
+	if (t.rank < 2 || t.shape[t.rank - 1] != 2)
+		error_at(l->d, call->loc, "'split' needs a tile of rank 2 or 3 whose last dimension is 2, got %s",
+			 tstr(l, t));
+	t.shape[--t.rank] = 0;
+	l->b.loc = call->loc;
+	for (int k = 0; k < 2; k++) {
+		out[k] = (Rv){emit(l, OP_SPLIT, t, &x.v, 1), x.weak};
+		l->f->vals[out[k].v].def->iattr[0] = k;
+	}
+	return 2;
+}
+
 static ValId pointer_arg(L *l, Node *call, Node *n)
 {
 	Rv p = expr(l, n);
@@ -1146,7 +1233,8 @@ static int fn_index(L *l, const char *name)
 /* A call that may give several values (or none): of an fn, or randint4x. */
 static bool multi_valued(L *l, Node *e)
 {
-	return e->kind == ND_CALL && (fn_index(l, e->name) >= 0 || !strcmp(e->name, "randint4x"));
+	return e->kind == ND_CALL && (fn_index(l, e->name) >= 0 || !strcmp(e->name, "randint4x") ||
+				      !strcmp(e->name, "split"));
 }
 
 /* The values of e into out[], and how many: a multi_valued call's, else e's one. */
@@ -1157,7 +1245,9 @@ static int values_of(L *l, Node *e, Rv *out)
 		return 1;
 	}
 	int idx = fn_index(l, e->name);
-	return idx >= 0 ? inline_fn(l, e, idx, out) : random_call(l, e, RAND_INT4, out);
+	if (idx >= 0)
+		return inline_fn(l, e, idx, out);
+	return !strcmp(e->name, "split") ? split(l, e, out) : random_call(l, e, RAND_INT4, out);
 }
 
 /* An fn's call as an expression: one value, or none for a statement. */
@@ -1177,7 +1267,7 @@ static bool reserved_name(const char *s)
 	static const char *const names[] = {
 		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "dot", "sum", "max", "min",
 		"argmax", "argmin", "cumsum", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
-		"cdiv", "trans", "rand", "randn", "randint", "randint4x", "range", "inf", "nan", "atomic_cas",
+		"cdiv", "trans", "reshape", "join", "split", "interleave", "rand", "randn", "randint", "randint4x", "range", "inf", "nan", "atomic_cas",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(s, names[i]))
@@ -1345,6 +1435,12 @@ static Rv call(L *l, Node *n)
 		t = binary(l, n->loc, TK_MINUS, t, one);
 		return binary(l, n->loc, TK_SLASH, t, y);
 	}
+	if (!strcmp(f, "reshape"))
+		return reshape(l, n);
+	if (!strcmp(f, "join") || !strcmp(f, "interleave"))
+		return join(l, n, f[0] == 'i');
+	if (!strcmp(f, "split"))
+		error_at(l->d, n->loc, "'split' gives 2 values; take them with 'let a, b = split(x);'");
 	if (!strcmp(f, "trans")) {
 		static const char *const names[] = {"x", NULL};
 		Args a = args_of(l, n, names, 1);

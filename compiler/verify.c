@@ -158,6 +158,22 @@ static const char *check_shape_op(Func *f, Op *op)
 	if (op->code == OP_TRANS)
 		return a.rank == 2 && r.rank == 2 && a.shape[0] == r.shape[1] && a.shape[1] == r.shape[0]
 			       ? NULL : "trans needs a 2-D operand and the transposed result shape";
+	if (op->code == OP_RESHAPE)
+		return a.rank > 0 && r.rank > 0 && type_numel(a) == type_numel(r)
+			       ? NULL : "reshape needs tiles of as many elements";
+	if (op->code == OP_JOIN || op->code == OP_SPLIT) {
+		Type in = op->code == OP_JOIN ? a : r, out = op->code == OP_JOIN ? r : a;
+		if (op->code == OP_JOIN && !type_eq(a, vtype(f, op->opnds[1])))
+			return "join's operands differ in type";
+		if (op->code == OP_SPLIT && op->iattr[0] != 0 && op->iattr[0] != 1)
+			return "split takes index 0 or 1";
+		if (in.rank < 1 || out.rank != in.rank + 1 || out.shape[in.rank] != 2)
+			return "the joined tile is the parts' shape with a last axis of 2";
+		for (int i = 0; i < in.rank; i++)
+			if (in.shape[i] != out.shape[i])
+				return "the joined tile is the parts' shape with a last axis of 2";
+		return NULL;
+	}
 	if (a.rank != r.rank)
 		return "broadcast changes the rank";
 	for (int i = 0; i < a.rank; i++)
@@ -288,7 +304,10 @@ static const char *check_op(Func *f, Op *op)
 	case OP_NUM_PROGRAMS: return check_source(f, op);
 	case OP_EXPAND_DIMS:
 	case OP_BROADCAST:
-	case OP_TRANS: return check_shape_op(f, op);
+	case OP_TRANS:
+	case OP_RESHAPE:
+	case OP_JOIN:
+	case OP_SPLIT: return check_shape_op(f, op);
 	case OP_LOAD:
 	case OP_STORE:
 	case OP_ATOMIC:

@@ -204,7 +204,9 @@ void cg_share_scalar(Cg *c, ValId v, LLVMValueRef own, int32_t offset);
 CgLin cg_smem_lin(Cg *c, ValId v);
 /* Registers r .. r+vec-1 of v from the tile at offset; at = cg_smem_lin(c, v). */
 void cg_smem_read(Cg *c, ValId v, int32_t offset, const CgLin *at, uint32_t r, int vec, LLVMValueRef *out);
-void cg_rename(Cg *c, Op *op);  /* expand_dims, broadcast, trans */
+void cg_rename(Cg *c, Op *op);  /* expand_dims, broadcast, trans, reshape */
+void cg_join(Cg *c, Op *op);
+void cg_split(Cg *c, Op *op);
 
 void cg_dot(Cg *c, Op *op);
 /* cg_mma.c: tensor cores, when the dot carries the layout_mma_* layouts (cg_dot dispatches). */

@@ -33,6 +33,35 @@ void cg_rename(Cg *c, Op *op)
 }
 
 /*
+ * join: register r of the result is register r >> 1 of a (r even) or b
+ * (odd), layout_join's register bit 0.  split: the result's register r is
+ * the source's with its last-axis bit (layout_split_reg) set to the index.
+ */
+void cg_join(Cg *c, Op *op)
+{
+	ValId res = op->res[0];
+	const Layout *l = cg_layout(c, res);
+	if (!l || l->reg[0] != 1 || cg_nregs(c, res) != 2 * cg_nregs(c, op->opnds[0]))
+		die("codegen: join %%%d is not in its parts' layout", res);
+	LLVMValueRef *r = cg_new_regs(c, res);
+	for (int i = 0; i < cg_nregs(c, res); i++)
+		r[i] = c->regs[op->opnds[i & 1]][i >> 1];
+}
+
+void cg_split(Cg *c, Op *op)
+{
+	ValId src = op->opnds[0], res = op->res[0];
+	const Layout *l = cg_layout(c, src);
+	int k = l ? layout_split_reg(l) : -1;
+	if (k < 0 || cg_nregs(c, src) != 2 * cg_nregs(c, res))
+		die("codegen: split of %%%d whose last axis is not in registers", src);
+	LLVMValueRef *r = cg_new_regs(c, res);
+	uint32_t low = (1u << k) - 1;
+	for (uint32_t i = 0; i < (uint32_t)cg_nregs(c, res); i++)
+		r[i] = c->regs[src][(i & ~low) << 1 | (uint32_t)op->iattr[0] << k | (i & low)];
+}
+
+/*
  * The scratch's byte of a flat (row-major) index: flat * eb, and in a tile
  * whose rows hold whole 16-byte chunks, the chunk (byte bits 4-6) XORed
  * with the row's index mod 8, or for rows shorter than 128 bytes with the

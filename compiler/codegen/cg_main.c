@@ -939,7 +939,10 @@ static void emit_op(Cg *c, Op *op)
 	case OP_NUM_PROGRAMS: cg_program_info(c, op); break;
 	case OP_EXPAND_DIMS:
 	case OP_BROADCAST:
-	case OP_TRANS: cg_rename(c, op); break;
+	case OP_TRANS:
+	case OP_RESHAPE: cg_rename(c, op); break;
+	case OP_JOIN: cg_join(c, op); break;
+	case OP_SPLIT: cg_split(c, op); break;
 	case OP_LOAD: cg_load(c, op); break;
 	case OP_STORE: cg_store(c, op); break;
 	case OP_ATOMIC:

@@ -163,10 +163,10 @@ static void replace_by_const(Func *f, Forward *w, Op *op, int64_t v)
 	ir_remove(op);
 }
 
-/* broadcast / expand_dims / trans of splat(s) becomes splat(s) in place. */
+/* broadcast / expand_dims / trans / reshape of splat(s) becomes splat(s) in place. */
 static bool reshape_splat(Func *f, Op *op)
 {
-	if (op->code != OP_BROADCAST && op->code != OP_EXPAND_DIMS && op->code != OP_TRANS)
+	if (op->code != OP_BROADCAST && op->code != OP_EXPAND_DIMS && op->code != OP_TRANS && op->code != OP_RESHAPE)
 		return false;
 	ValId s = inner(f, op->opnds[0], OP_SPLAT);
 	if (!s)

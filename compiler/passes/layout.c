@@ -18,7 +18,9 @@
  * RemoveLayoutConversions but done as dataflow instead of rewriting:
  *
  *   1. forward, to a fixed point: anchors, and what a definition implies
- *      (a reduction slices its source, expand_dims and trans map theirs, an
+ *      (a reduction slices its source, expand_dims, trans, reshape, join
+ *      and split map theirs (join's result is its own: the new axis in
+ *      register bit 0; split converts a source that lacks that), an
  *      element-wise op takes its first operand's, a loop or if result takes
  *      its yield's);
  *   2. backward, to a fixed point: a value with no layout takes the one its
@@ -236,7 +238,7 @@ static bool owned(Func *f, ValId v)
 	if (!d)
 		return false;
 	return (d->code == OP_LOAD && !small_load(f, d)) || ir_is_atomic(d->code) || d->code == OP_DOT ||
-	       op_has(d->code, F_REDUCE);
+	       op_has(d->code, F_REDUCE) || d->code == OP_JOIN;
 }
 
 static int dot_operand(LayoutPass *p, Op *op, int i, int R)
@@ -292,6 +294,25 @@ static int want(LayoutPass *p, Op *op, int i, int R)
 	case OP_TRANS:
 		l = layout_trans(&f->layouts[R]);
 		break;
+	case OP_RESHAPE:
+		l = layout_reshape(&f->layouts[R], vtype(f, v).rank, vtype(f, v).shape);
+		break;
+	case OP_JOIN:
+		if (layout_split_reg(&f->layouts[R]) < 0)
+			return -1;
+		l = layout_split(&f->layouts[R]);
+		break;
+	case OP_SPLIT: {
+		/* any layout with the last axis in registers whose split is R; else R joined */
+		int S = lay(f, v);
+		if (S >= 0 && layout_split_reg(&f->layouts[S]) >= 0) {
+			l = layout_split(&f->layouts[S]);
+			if (layout_eq(&l, &f->layouts[R]))
+				return S;
+		}
+		l = layout_join(&f->layouts[R]);
+		break;
+	}
 	default:
 		return -1;
 	}
@@ -314,6 +335,12 @@ static int implied(LayoutPass *p, Op *op)
 		l = layout_expand(&f->layouts[s], (int)op->iattr[0]);
 	else if (op->code == OP_TRANS && s >= 0)
 		l = layout_trans(&f->layouts[s]);
+	else if (op->code == OP_RESHAPE && s >= 0)
+		l = layout_reshape(&f->layouts[s], vtype(f, op->res[0]).rank, vtype(f, op->res[0]).shape);
+	else if (op->code == OP_JOIN && s >= 0)
+		l = layout_join(&f->layouts[s]);
+	else if (op->code == OP_SPLIT && s >= 0 && layout_split_reg(&f->layouts[s]) >= 0)
+		l = layout_split(&f->layouts[s]);
 	else if (op->code == OP_CUMSUM)
 		return s;
 	else if (op_has(op->code, F_ELTWISE)) {

@@ -984,15 +984,17 @@ static void case_scan(int rows, int cols, int axis, int rev, int warps)
 /*
  * rope.tile: tokens x heads rows of 2 * half, `per` to a program, positions up to maxpos (a
  * million and more reach sin and cos's long reduction).  The angle is the
- * kernel's one f32 product; the rest in double.
+ * kernel's one f32 product; the rest in double.  `inter`: rope_interleaved,
+ * pair i at 2i and 2i + 1 (split and join), not at i and i + half.
  */
-static void case_rope(int tokens, int heads, int half, int maxpos, int pad, int per, int warps)
+static void case_rope(int tokens, int heads, int half, int maxpos, int pad, int per, int warps, bool inter)
 {
-	if (!want("rope"))
+	const char *kernel = inter ? "rope_interleaved" : "rope";
+	if (!want(kernel))
 		return;
 	Case c;
 	int stride = 2 * half + pad, rows = tokens * heads;
-	start(&c, "rope tokens=%d heads=%d HALF=%d positions<=%d stride=%d ROWS=%d warps=%d", tokens, heads, half,
+	start(&c, "%s tokens=%d heads=%d HALF=%d positions<=%d stride=%d ROWS=%d warps=%d", kernel, tokens, heads, half,
 	      maxpos, stride, per, warps);
 	float *x = xmalloc(4 * (size_t)rows * stride), *out = xmalloc(4 * (size_t)rows * stride);
 	float *inv = xmalloc(4 * (size_t)half);
@@ -1010,13 +1012,14 @@ static void case_rope(int tokens, int heads, int half, int maxpos, int pad, int 
 			w[i] = xr[i]; /* the padding: compared below only up to 2 * half */
 		for (int i = 0; i < half; i++) {
 			double a = (float)((float)pos[r / heads] * inv[i]), co = cos(a), si = sin(a);
-			w[i] = xr[i] * co - xr[i + half] * si;
-			w[i + half] = xr[i + half] * co + xr[i] * si;
+			int j = inter ? 2 * i : i, k = inter ? 2 * i + 1 : i + half;
+			w[j] = xr[j] * co - xr[k] * si;
+			w[k] = xr[k] * co + xr[j] * si;
 		}
 	}
 	Buf bufs[] = {{out, 4 * (size_t)rows * stride, OUT}, {x, 4 * (size_t)rows * stride, IN},
 	              {pos, 4 * (size_t)tokens, IN}, {inv, 4 * (size_t)half, IN}};
-	Launch l = {.file = "rope.tile", .kernel = "rope", .defs = {{"HALF", half}, {"ROWS", per}}, .ndefs = 2,
+	Launch l = {.file = "rope.tile", .kernel = kernel, .defs = {{"HALF", half}, {"ROWS", per}}, .ndefs = 2,
 	            .num_warps = warps, .grid = (unsigned)((rows + per - 1) / per),
 	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), AI32(rows), AI32(heads), AI32(stride)}, .nargs = 7,
 	            .bufs = bufs, .nbufs = 4};
@@ -2076,11 +2079,14 @@ static void run_all(void)
 		case_dropout(false, 1 << 24, 0.3, 42);
 		case_dropout(true, 1 << 24, 0.5, 42);
 	}
-	case_rope(5, 3, 64, 4096, 0, 1, 1);
-	case_rope(5, 3, 64, 4096, 0, 4, 4);  /* a partial last block of rows */
-	case_rope(7, 2, 32, 3000000, 16, 8, 2); /* angles past sin and cos's short reduction */
-	if (large)
-		case_rope(4096, 32, 64, 1 << 20, 0, 8, 4);
+	for (int inter = 0; inter < 2; inter++) {
+		case_rope(5, 3, 64, 4096, 0, 1, 1, inter);
+		case_rope(5, 3, 64, 4096, 0, 4, 4, inter);  /* a partial last block of rows */
+		case_rope(7, 2, 32, 3000000, 16, 8, 2, inter); /* angles past sin and cos's short reduction */
+		if (large)
+			case_rope(4096, 32, 64, 1 << 20, 0, 8, 4, inter);
+	}
+	case_rope(3, 5, 8, 100, 0, 2, 4, true); /* 32 pairs to 128 threads: copies in lanes and warps */
 
 	int sn[] = {1, 100, 781, 1024, 4000};
 	for (size_t i = 0; i < sizeof sn / sizeof sn[0]; i++)

@@ -474,6 +474,49 @@ static void test_loops(int opt, int32_t *o, float *fm)
 		       (double)cw[i]);
 }
 
+/*
+ * reshape keeps row-major order; split takes the even and odd elements of
+ * a last axis of 2 (also after a transpose); join and interleave put them
+ * back side by side, a scalar broadcast.
+ */
+static const char *shapes =
+	"kernel shapes(o: *i32, x: *i32) {\n"
+	"    let v = load(x + arange(0, 16));\n"
+	"    let lo, hi = split(reshape(v, [2, 4, 2]));\n"
+	"    store(o + arange(0, 8), reshape(lo, [8]));\n"
+	"    store(o + 8 + arange(0, 8), reshape(hi - lo, [8]));\n"
+	"    store(o + 16 + arange(0, 16), interleave(arange(0, 8), 100));\n"
+	"    let p, q = split(trans(reshape(v, [2, 8])));\n"
+	"    store(o + 32 + arange(0, 8), p * 1000 + q);\n"
+	"    store(o + 40 + arange(0, 32), reshape(join(reshape(v, [4, 4]), 7), [32]));\n"
+	"    store(o + 72 + arange(0, 4), sum(reshape(v, [4, 4]), 1));\n"
+	"}\n";
+
+static void test_shapes(int opt, int32_t *o)
+{
+	int32_t x[16], want[76];
+	for (int i = 0; i < 16; i++)
+		x[i] = i * i - 3 * i;
+	for (int i = 0; i < 76; i++)
+		o[i] = REF_POISON_INT;
+	for (int i = 0; i < 8; i++) {
+		want[i] = x[2 * i];
+		want[8 + i] = x[2 * i + 1] - x[2 * i];
+		want[16 + 2 * i] = i;
+		want[16 + 2 * i + 1] = 100;
+		want[32 + i] = x[i] * 1000 + x[8 + i];
+	}
+	for (int i = 0; i < 16; i++)
+		want[40 + 2 * i] = x[i], want[40 + 2 * i + 1] = 7;
+	for (int r = 0; r < 4; r++)
+		want[72 + r] = x[4 * r] + x[4 * r + 1] + x[4 * r + 2] + x[4 * r + 3];
+	KArg k[] = {kbuf(o, 76 * 4), kbuf(x, sizeof x)};
+	if (!CHECKF(run_text("shapes.tile", shapes, NULL, NULL, 0, opt, k, 2, 1, 1, 1) == 0, "shapes: %s", run_error))
+		return;
+	for (int i = 0; i < 76; i++)
+		CHECKF(o[i] == want[i], "shapes (opt %d): element %d is %d, want %d", opt, i, o[i], want[i]);
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
@@ -485,6 +528,7 @@ int main(void)
 	uint16_t omh[2][2];
 	int32_t olp[2][12];
 	float olf[2][32];
+	int32_t osh[2][76];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
 		test_halfs(opt, oh[opt], ob[opt], of[opt]);
@@ -496,7 +540,9 @@ int main(void)
 		test_atomics(opt, oat[opt], oatf[opt]);
 		test_scans(opt, osc[opt], oscf[opt]);
 		test_loops(opt, olp[opt], olf[opt]);
+		test_shapes(opt, osh[opt]);
 	}
+	check_same("shapes", osh[0], osh[1], sizeof osh[0]);
 	check_same("loops", olp[0], olp[1], sizeof olp[0]);
 	check_same("loops f32", olf[0], olf[1], sizeof olf[0]);
 	check_same("scans", osc[0], osc[1], sizeof osc[0]);
