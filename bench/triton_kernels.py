@@ -682,6 +682,31 @@ def rope(out, x, pos, inv_freq, heads, config):
 
 
 @triton.jit
+def rope_interleaved_kernel(out_ptr, x_ptr, pos_ptr, inv_freq_ptr, rows, heads, stride, HALF: tl.constexpr,
+                            ROWS: tl.constexpr):
+    """dsl_examples/rope.tile's rope_interleaved line for line: pair i at 2i and 2i + 1."""
+    r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    live = r < rows
+    i = tl.arange(0, HALF)
+    p = tl.load(pos_ptr + r // heads, mask=live, other=0).to(tl.float32)
+    a = p[:, None] * tl.load(inv_freq_ptr + i)[None, :]
+    c = tl.cos(a)
+    s = tl.sin(a)
+    off = r[:, None] * stride + tl.arange(0, 2 * HALF)[None, :]
+    m = live[:, None]
+    x1, x2 = tl.split(tl.reshape(tl.load(x_ptr + off, mask=m, other=0.0), (ROWS, HALF, 2)))
+    tl.store(out_ptr + off, tl.reshape(tl.join(x1 * c - x2 * s, x2 * c + x1 * s), (ROWS, 2 * HALF)), mask=m)
+
+
+def rope_interleaved(out, x, pos, inv_freq, heads, config):
+    """The same as rope with pairs (2i, 2i + 1)."""
+    rows = x.shape[0] * heads
+    rope_interleaved_kernel[(triton.cdiv(rows, config[0]),)](out, x, pos, inv_freq, rows, heads, x.stride(1),
+                                                             HALF=inv_freq.numel(), ROWS=config[0],
+                                                             num_warps=config[1])
+
+
+@triton.jit
 def dropout_kernel(out_ptr, x_ptr, n, p, seed, BLOCK: tl.constexpr):
     """The low-memory dropout tutorial's _seeded_dropout."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)

@@ -22,7 +22,7 @@
 #              bench/attention.py, plain and causal, and
 #              bench/attention_backward.py (vs Triton and torch SDPA) and
 #              bench/layernorm_backward.py, bench/softmax_persistent.py and
-#              bench/rope.py, bench/dropout.py and bench/cumsum.py (vs Triton
+#              bench/rope.py (both forms), bench/dropout.py and bench/cumsum.py (vs Triton
 #              and torch; all into bench.log)
 # Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
 # bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
@@ -129,6 +129,8 @@ ptxas_all() {
 		linear.tile linear -
 		linear.tile linear - ACT=2
 		rope.tile rope 4 ROWS=8 +stride=16
+		rope.tile rope_interleaved 4 ROWS=8 +stride=16
+		layernorm_backward.tile layernorm_backward_locked 8 BLOCK=8192 +n=16,stride=16
 		dropout.tile dropout 4 BLOCK=1024 +n=16
 		dropout.tile dropout_add 4 BLOCK=1024 +n=16
 		attention.tile attention 4
@@ -193,6 +195,7 @@ step bench 120 python3 bench/attention_backward.py 32 4096 64 3
 step bench 90 python3 bench/layernorm_backward.py
 step bench 90 python3 bench/softmax_persistent.py
 step bench 100 python3 bench/rope.py
+step bench 80 python3 bench/rope.py interleaved
 step bench 90 python3 bench/dropout.py
 step bench 60 python3 bench/cumsum.py
 

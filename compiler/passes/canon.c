@@ -104,6 +104,15 @@ static ValId inner(Func *f, ValId v, Opcode code)
 	return d && d->code == code ? d->opnds[0] : 0;
 }
 
+/* join(split(x) index=0, split(x) index=1) is x. */
+static ValId rejoined(Func *f, Op *op)
+{
+	Op *a = f->vals[op->opnds[0]].def, *b = f->vals[op->opnds[1]].def;
+	if (!a || !b || a->code != OP_SPLIT || b->code != OP_SPLIT || a->opnds[0] != b->opnds[0])
+		return 0;
+	return a->iattr[0] == 0 && b->iattr[0] == 1 ? a->opnds[0] : 0;
+}
+
 /* The existing value op simplifies to, or 0. */
 static ValId identity(Func *f, Op *op)
 {
@@ -123,7 +132,9 @@ static ValId identity(Func *f, Op *op)
 	case OP_MIN: return a == b ? a : 0;
 	case OP_SELECT: return op->opnds[1] == op->opnds[2] ? op->opnds[1] : 0;
 	case OP_CAST:
-	case OP_BROADCAST: return type_eq(vtype(f, a), vtype(f, op->res[0])) ? a : 0;
+	case OP_BROADCAST:
+	case OP_RESHAPE: return type_eq(vtype(f, a), vtype(f, op->res[0])) ? a : 0;
+	case OP_JOIN: return rejoined(f, op);
 	case OP_NEG: return inner(f, a, OP_NEG);
 	case OP_NOT: return inner(f, a, OP_NOT);
 	default: return 0;
@@ -163,6 +174,16 @@ static void replace_by_const(Func *f, Forward *w, Op *op, int64_t v)
 	ir_remove(op);
 }
 
+/* reshape(reshape(x)) reads x. */
+static bool reshape_twice(Func *f, Op *op)
+{
+	ValId s = op->code == OP_RESHAPE ? inner(f, op->opnds[0], OP_RESHAPE) : 0;
+	if (!s)
+		return false;
+	op->opnds[0] = s;
+	return true;
+}
+
 /* broadcast / expand_dims / trans / reshape of splat(s) becomes splat(s) in place. */
 static bool reshape_splat(Func *f, Op *op)
 {
@@ -187,6 +208,7 @@ static void canon_op(Func *f, Op *op, void *ctx)
 		return;
 	c->changed |= reorder(f, op);
 	c->changed |= reshape_splat(f, op);
+	c->changed |= reshape_twice(f, op);
 	ValId x = identity(f, op);
 	if (x && f->vals[x].layout != f->vals[op->res[0]].layout)
 		x = 0; /* after the layout pass, the replacement must sit in the same layout */
