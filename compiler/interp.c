@@ -66,6 +66,7 @@ struct Interp {
 	Elt *scratch;     /* one reduction row */
 	int64_t capscratch;
 	int pid[3], grid[3];
+	int64_t writes;   /* stores and atomics that changed memory (exec_do_while) */
 	jmp_buf jmp;
 	char err[1024];
 };
@@ -595,6 +596,18 @@ static void exec_load(Interp *it, Op *op)
 	}
 }
 
+/* mem_write, counting the writes that change memory */
+static void mem_store(Interp *it, unsigned char *p, int e, Elt v)
+{
+	unsigned char b[8];
+	size_t n = (size_t)elem_bytes((ElemKind)e);
+	mem_write(b, e, v);
+	if (memcmp(p, b, n)) {
+		memcpy(p, b, n);
+		it->writes++;
+	}
+}
+
 /* An element's bits (32 or 64) as a signed integer of that width. */
 static int64_t elem_raw(int e, Elt x)
 {
@@ -656,7 +669,7 @@ static void exec_write(Interp *it, Op *op)
 			else if (k >= 0 && code[k] >= 0)
 				x = binary(code[k], e, old, x);
 		}
-		mem_write(h, e, x);
+		mem_store(it, h, e, x);
 	}
 }
 
@@ -1046,6 +1059,17 @@ static void exec_for(Interp *it, Op *op)
  * one after another here, so a loop that waits for another program to write
  * memory never ends (docs/language.md).
  */
+/* Whether tiles a[i] and b[i] hold the same bits, for i < n. */
+static bool same_tiles(Interp *it, const ValId *a, const ValId *b, int n)
+{
+	for (int i = 0; i < n; i++) {
+		Tile *x = &it->tiles[a[i]], *y = &it->tiles[b[i]];
+		if (x->n != y->n || memcmp(x->d, y->d, sizeof(Elt) * (size_t)x->n))
+			return false;
+	}
+	return true;
+}
+
 static void exec_do_while(Interp *it, Op *op)
 {
 	Block *body = op->blocks[0];
@@ -1057,6 +1081,7 @@ static void exec_do_while(Interp *it, Op *op)
 	for (;;) {
 		for (int i = 0; i < n; i++)
 			copy_tile(it, op, body->args[i], op->res[i]);
+		int64_t writes = it->writes;
 		Op *y = exec_block(it, body);
 		if (!y || y->nopnds != n + 1)
 			fail(it, op->loc, "malformed IR: a do_while body yields %d values, not %d", y ? y->nopnds : 0, n + 1);
@@ -1067,6 +1092,9 @@ static void exec_do_while(Interp *it, Op *op)
 			fail(it, op->loc, "malformed IR: a do_while condition that is not a scalar");
 		if (!go->d[0].i)
 			break;
+		if (it->writes == writes && same_tiles(it, body->args, op->res, n))
+			fail(it, op->loc, "an iteration of this loop changed no value it carries and no memory (programs run "
+			     "one after another here, so one that waits for a later program waits forever): it never ends");
 	}
 }
 

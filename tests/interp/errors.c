@@ -130,6 +130,28 @@ static void test_oob_in_fn(int opt)
 		     "fn.tile:8:14: note: in this call to 'twice'");
 }
 
+/*
+ * Program 0 waits for program 1's ticket; programs run one after another
+ * here, so the wait would never end: an error at the loop, not a hang.
+ */
+static const char *waits =
+	"kernel waits(turn: *i32, out: *i32) {\n"
+	"    let me = 1 - program_id(0);\n"
+	"    while atomic_add(turn, 0) != me {}\n"
+	"    store(out + me, me);\n"
+	"    atomic_add(turn, 1);\n"
+	"}\n";
+
+static void test_wait_forever(int opt)
+{
+	int32_t turn[1] = {0}, out[2];
+	KArg a[] = {kbuf(turn, sizeof turn), kbuf(out, sizeof out)};
+	expect_error("a wait for a later program", "waits.tile", waits, a, 2, 2, opt,
+		     "waits.tile:3:5: error: an iteration of this loop changed no value it carries and no memory "
+		     "(programs run one after another here, so one that waits for a later program waits forever): "
+		     "it never ends in program (0, 0, 0)");
+}
+
 int main(void)
 {
 	for (int opt = 0; opt < 2; opt++) {
@@ -138,6 +160,7 @@ int main(void)
 		test_masked_edge(opt);
 		test_loop_step(opt);
 		test_oob_in_fn(opt);
+		test_wait_forever(opt);
 	}
 	return check_summary("errors");
 }
