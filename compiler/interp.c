@@ -818,6 +818,25 @@ static void exec_trans(Interp *it, Op *op)
 			r->d[j * m + i] = a->d[i * n + j];
 }
 
+static void exec_permute(Interp *it, Op *op)
+{
+	Tile *r = def(it, op->res[0], op->loc);
+	Tile *a = arg(it, op, 0, r->n);
+	int rank = a->type.rank;
+	int64_t stride[MAX_RANK], s = 1;
+	for (int d = rank - 1; d >= 0; d--)
+		stride[d] = s, s *= a->type.shape[d];
+	for (int64_t i = 0; i < r->n; i++) {
+		int64_t rest = i, src = 0;
+		for (int k = rank - 1; k >= 0; k--) {
+			int64_t c = rest % r->type.shape[k];
+			rest /= r->type.shape[k];
+			src += c * stride[op->iattr[0] >> 2 * k & 3];
+		}
+		r->d[i] = a->d[src];
+	}
+}
+
 /* reshape keeps the row-major order; join interleaves along a new last axis, split takes one side */
 static void exec_reshape(Interp *it, Op *op)
 {
@@ -1128,6 +1147,7 @@ static void exec_op(Interp *it, Op *op)
 	case OP_BROADCAST: exec_broadcast(it, op); break;
 	case OP_TRANS: exec_trans(it, op); break;
 	case OP_RESHAPE: exec_reshape(it, op); break;
+	case OP_PERMUTE: exec_permute(it, op); break;
 	case OP_JOIN: exec_join(it, op); break;
 	case OP_SPLIT: exec_split(it, op); break;
 	case OP_LOAD: exec_load(it, op); break;

@@ -286,6 +286,8 @@ Layout layout_expand(const Layout *src, int axis);   /* expand_dims result: new 
 Layout layout_squeeze(const Layout *res, int axis);  /* expand_dims source: size-1 axis removed */
 Layout layout_trans(const Layout *l);                /* 2-D transpose */
 Layout layout_reshape(const Layout *l, int rank, const int32_t *shape); /* same columns, another shape */
+Layout layout_permute(const Layout *l, int64_t perm); /* permute's result: axis i is l's axis (perm >> 2i) & 3 */
+int64_t permute_inverse(int64_t perm, int rank);
 Layout layout_join(const Layout *l);                 /* join's result: a last axis of 2 in register bit 0 */
 int layout_split_reg(const Layout *l);               /* the register bit of a last axis of 2, or -1 */
 Layout layout_split(const Layout *l);                /* split's result (layout_split_reg(l) >= 0) */

@@ -376,6 +376,16 @@ static void head(Parser *p, OpText *o)
 	}
 	if (same_line(p) && (accept(p, "tf32") || accept(p, "ieee")))
 		o->iattr[0] = 1;
+	if (o->code == OP_PERMUTE && same_line(p) && accept(p, "dims")) {
+		expect(p, "=");
+		expect(p, "[");
+		for (int i = 0; i < MAX_RANK; i++) {
+			o->iattr[0] |= (integer(p) & 3) << 2 * i;
+			if (!accept(p, ","))
+				break;
+		}
+		expect(p, "]");
+	}
 	if (o->code == OP_SPLIT && same_line(p) && accept(p, "index")) {
 		expect(p, "=");
 		o->iattr[0] = integer(p);

@@ -221,6 +221,12 @@ static void print_head(Printer *p, Op *op)
 	print_vals(p, op->opnds, op->nopnds);
 	if (op->code == OP_SPLIT)
 		sb_printf(out, " index=%lld", (long long)op->iattr[0]);
+	if (op->code == OP_PERMUTE) {
+		int rank = p->f->vals[op->res[0]].type.rank;
+		for (int i = 0; i < rank; i++)
+			sb_printf(out, "%s%lld", i ? ", " : " dims=[", (long long)(op->iattr[0] >> 2 * i & 3));
+		sb_puts(out, "]");
+	}
 	if (op->code == OP_EXPAND_DIMS || op_has(op->code, F_REDUCE) || op->code == OP_CUMSUM)
 		sb_printf(out, " axis=%lld", (long long)op->iattr[0]);
 	if (op->code == OP_CUMSUM && op->iattr[1])

@@ -357,6 +357,40 @@ Layout layout_trans(const Layout *l)
 	return t;
 }
 
+/* A flat index of l's shape as the flat index of r, whose axis i is l's axis perm_i. */
+static uint32_t permute_col(const Layout *l, const Layout *r, int64_t perm, uint32_t c)
+{
+	uint32_t out = 0;
+	for (int i = 0; i < r->rank; i++) {
+		int d = (int)(perm >> 2 * i & 3);
+		uint32_t coord = c >> field_lo(l, d) & ((1u << field_bits(l, d)) - 1);
+		out |= coord << field_lo(r, i);
+	}
+	return out;
+}
+
+Layout layout_permute(const Layout *l, int64_t perm)
+{
+	Layout r = *l;
+	for (int i = 0; i < l->rank; i++)
+		r.shape[i] = l->shape[perm >> 2 * i & 3];
+	for (int i = 0; i < l->nreg; i++)
+		r.reg[i] = permute_col(l, &r, perm, l->reg[i]);
+	for (int i = 0; i < l->nlane; i++)
+		r.lane[i] = permute_col(l, &r, perm, l->lane[i]);
+	for (int i = 0; i < l->nwarp; i++)
+		r.warp[i] = permute_col(l, &r, perm, l->warp[i]);
+	return r;
+}
+
+int64_t permute_inverse(int64_t perm, int rank)
+{
+	int64_t inv = 0;
+	for (int i = 0; i < rank; i++)
+		inv |= (int64_t)i << 2 * (perm >> 2 * i & 3);
+	return inv;
+}
+
 /* Row-major order is the flat index: a reshape keeps every column. */
 Layout layout_reshape(const Layout *l, int rank, const int32_t *shape)
 {

@@ -843,6 +843,38 @@ static Rv reshape(L *l, Node *call)
 	return (Rv){reshape_to(l, call->loc, x.v, s.rank, s.shape), x.weak};
 }
 
+/* permute(x, dims): axis i of the result is axis dims[i] of x (trans in any rank). */
+static Rv permute(L *l, Node *call)
+{
+	static const char *const names[] = {"x", "dims", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]);
+	Type t = need_tensor(l, a.a[0], x, "permute"), r = t;
+	Node *d = a.a[1];
+	Node **items = d->kind == ND_LIST ? d->args : &d;
+	int n = d->kind == ND_LIST ? d->nargs : 1, seen = 0;
+	bool same = true;
+	if (n != t.rank)
+		error_at(l->d, d->loc, "'permute' of %s needs %d dims, got %d", tstr(l, t), t.rank, n);
+	int64_t perm = 0;
+	for (int i = 0; i < n; i++) {
+		int64_t k = const_arg(l, items[i], "dims must be a list of compile-time constants", false);
+		if (k < 0 || k >= t.rank || seen & 1 << k)
+			error_at(l->d, items[i]->loc, "dims must name each axis of %s once (0 to %d)", tstr(l, t),
+				 t.rank - 1);
+		seen |= 1 << k;
+		perm |= k << 2 * i;
+		r.shape[i] = t.shape[k];
+		same &= k == i;
+	}
+	if (same)
+		return x;
+	l->b.loc = call->loc;
+	ValId v = emit(l, OP_PERMUTE, r, &x.v, 1);
+	l->f->vals[v].def->iattr[0] = perm;
+	return (Rv){v, x.weak};
+}
+
 /*
  * join(a, b): a and b, promoted to one type and broadcast to one shape, side
  * by side along a new last axis of 2 ([..., 0] is a); interleave(a, b) is
@@ -1267,7 +1299,7 @@ static bool reserved_name(const char *s)
 	static const char *const names[] = {
 		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "dot", "sum", "max", "min",
 		"argmax", "argmin", "cumsum", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
-		"cdiv", "trans", "reshape", "join", "split", "interleave", "rand", "randn", "randint", "randint4x", "range", "inf", "nan", "atomic_cas",
+		"cdiv", "trans", "permute", "reshape", "join", "split", "interleave", "rand", "randn", "randint", "randint4x", "range", "inf", "nan", "atomic_cas",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(s, names[i]))
@@ -1437,6 +1469,8 @@ static Rv call(L *l, Node *n)
 	}
 	if (!strcmp(f, "reshape"))
 		return reshape(l, n);
+	if (!strcmp(f, "permute"))
+		return permute(l, n);
 	if (!strcmp(f, "join") || !strcmp(f, "interleave"))
 		return join(l, n, f[0] == 'i');
 	if (!strcmp(f, "split"))

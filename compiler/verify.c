@@ -158,6 +158,18 @@ static const char *check_shape_op(Func *f, Op *op)
 	if (op->code == OP_TRANS)
 		return a.rank == 2 && r.rank == 2 && a.shape[0] == r.shape[1] && a.shape[1] == r.shape[0]
 			       ? NULL : "trans needs a 2-D operand and the transposed result shape";
+	if (op->code == OP_PERMUTE) {
+		int seen = 0;
+		for (int i = 0; i < a.rank; i++) {
+			int d = (int)(op->iattr[0] >> 2 * i & 3);
+			if (d >= a.rank || seen & 1 << d)
+				return "perm is not a permutation of the operand's axes";
+			seen |= 1 << d;
+			if (r.rank != a.rank || r.shape[i] != a.shape[d])
+				return "the result's axis i is not the operand's axis perm[i]";
+		}
+		return op->iattr[0] >> 2 * a.rank ? "perm is not a permutation of the operand's axes" : NULL;
+	}
 	if (op->code == OP_RESHAPE)
 		return a.rank > 0 && r.rank > 0 && type_numel(a) == type_numel(r)
 			       ? NULL : "reshape needs tiles of as many elements";
@@ -306,6 +318,7 @@ static const char *check_op(Func *f, Op *op)
 	case OP_BROADCAST:
 	case OP_TRANS:
 	case OP_RESHAPE:
+	case OP_PERMUTE:
 	case OP_JOIN:
 	case OP_SPLIT: return check_shape_op(f, op);
 	case OP_LOAD:

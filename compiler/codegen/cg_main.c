@@ -940,7 +940,8 @@ static void emit_op(Cg *c, Op *op)
 	case OP_EXPAND_DIMS:
 	case OP_BROADCAST:
 	case OP_TRANS:
-	case OP_RESHAPE: cg_rename(c, op); break;
+	case OP_RESHAPE:
+	case OP_PERMUTE: cg_rename(c, op); break;
 	case OP_JOIN: cg_join(c, op); break;
 	case OP_SPLIT: cg_split(c, op); break;
 	case OP_LOAD: cg_load(c, op); break;

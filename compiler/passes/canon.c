@@ -187,7 +187,8 @@ static bool reshape_twice(Func *f, Op *op)
 /* broadcast / expand_dims / trans / reshape of splat(s) becomes splat(s) in place. */
 static bool reshape_splat(Func *f, Op *op)
 {
-	if (op->code != OP_BROADCAST && op->code != OP_EXPAND_DIMS && op->code != OP_TRANS && op->code != OP_RESHAPE)
+	if (op->code != OP_BROADCAST && op->code != OP_EXPAND_DIMS && op->code != OP_TRANS && op->code != OP_RESHAPE &&
+	    op->code != OP_PERMUTE)
 		return false;
 	ValId s = inner(f, op->opnds[0], OP_SPLAT);
 	if (!s)

@@ -297,6 +297,9 @@ static int want(LayoutPass *p, Op *op, int i, int R)
 	case OP_RESHAPE:
 		l = layout_reshape(&f->layouts[R], vtype(f, v).rank, vtype(f, v).shape);
 		break;
+	case OP_PERMUTE:
+		l = layout_permute(&f->layouts[R], permute_inverse(op->iattr[0], vtype(f, v).rank));
+		break;
 	case OP_JOIN:
 		if (layout_split_reg(&f->layouts[R]) < 0)
 			return -1;
@@ -335,6 +338,8 @@ static int implied(LayoutPass *p, Op *op)
 		l = layout_expand(&f->layouts[s], (int)op->iattr[0]);
 	else if (op->code == OP_TRANS && s >= 0)
 		l = layout_trans(&f->layouts[s]);
+	else if (op->code == OP_PERMUTE && s >= 0)
+		l = layout_permute(&f->layouts[s], op->iattr[0]);
 	else if (op->code == OP_RESHAPE && s >= 0)
 		l = layout_reshape(&f->layouts[s], vtype(f, op->res[0]).rank, vtype(f, op->res[0]).shape);
 	else if (op->code == OP_JOIN && s >= 0)

@@ -477,7 +477,7 @@ static void test_loops(int opt, int32_t *o, float *fm)
 /*
  * reshape keeps row-major order; split takes the even and odd elements of
  * a last axis of 2 (also after a transpose); join and interleave put them
- * back side by side, a scalar broadcast.
+ * back side by side, a scalar broadcast; permute moves axes.
  */
 static const char *shapes =
 	"kernel shapes(o: *i32, x: *i32) {\n"
@@ -490,14 +490,16 @@ static const char *shapes =
 	"    store(o + 32 + arange(0, 8), p * 1000 + q);\n"
 	"    store(o + 40 + arange(0, 32), reshape(join(reshape(v, [4, 4]), 7), [32]));\n"
 	"    store(o + 72 + arange(0, 4), sum(reshape(v, [4, 4]), 1));\n"
+	"    store(o + 76 + reshape(arange(0, 16), [4, 2, 2]), permute(reshape(v, [2, 4, 2]), [1, 2, 0]));\n"
+	"    store(o + 92 + reshape(arange(0, 16), [8, 2]), permute(reshape(v, [2, 8]), dims=[1, 0]));\n"
 	"}\n";
 
 static void test_shapes(int opt, int32_t *o)
 {
-	int32_t x[16], want[76];
+	int32_t x[16], want[108];
 	for (int i = 0; i < 16; i++)
 		x[i] = i * i - 3 * i;
-	for (int i = 0; i < 76; i++)
+	for (int i = 0; i < 108; i++)
 		o[i] = REF_POISON_INT;
 	for (int i = 0; i < 8; i++) {
 		want[i] = x[2 * i];
@@ -510,10 +512,17 @@ static void test_shapes(int opt, int32_t *o)
 		want[40 + 2 * i] = x[i], want[40 + 2 * i + 1] = 7;
 	for (int r = 0; r < 4; r++)
 		want[72 + r] = x[4 * r] + x[4 * r + 1] + x[4 * r + 2] + x[4 * r + 3];
-	KArg k[] = {kbuf(o, 76 * 4), kbuf(x, sizeof x)};
+	for (int a = 0; a < 4; a++)
+		for (int b = 0; b < 2; b++)
+			for (int c = 0; c < 2; c++)
+				want[76 + (a * 2 + b) * 2 + c] = x[c * 8 + a * 2 + b];
+	for (int a = 0; a < 8; a++)
+		for (int b = 0; b < 2; b++)
+			want[92 + a * 2 + b] = x[b * 8 + a];
+	KArg k[] = {kbuf(o, 108 * 4), kbuf(x, sizeof x)};
 	if (!CHECKF(run_text("shapes.tile", shapes, NULL, NULL, 0, opt, k, 2, 1, 1, 1) == 0, "shapes: %s", run_error))
 		return;
-	for (int i = 0; i < 76; i++)
+	for (int i = 0; i < 108; i++)
 		CHECKF(o[i] == want[i], "shapes (opt %d): element %d is %d, want %d", opt, i, o[i], want[i]);
 }
 
@@ -528,7 +537,7 @@ int main(void)
 	uint16_t omh[2][2];
 	int32_t olp[2][12];
 	float olf[2][32];
-	int32_t osh[2][76];
+	int32_t osh[2][108];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
 		test_halfs(opt, oh[opt], ob[opt], of[opt]);
