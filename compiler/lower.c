@@ -1299,7 +1299,8 @@ static bool reserved_name(const char *s)
 	static const char *const names[] = {
 		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "dot", "sum", "max", "min",
 		"argmax", "argmin", "cumsum", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
-		"cdiv", "trans", "permute", "reshape", "join", "split", "interleave", "rand", "randn", "randint", "randint4x", "range", "inf", "nan", "atomic_cas",
+		"cdiv", "trans", "permute", "reshape", "join", "split", "interleave", "rand", "randn", "randint",
+		"randint4x", "range", "inf", "nan", "atomic_cas",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(s, names[i]))
