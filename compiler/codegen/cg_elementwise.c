@@ -223,6 +223,12 @@ static LLVMValueRef compare(Cg *c, CmpPred p, ElemKind e, LLVMValueRef a, LLVMVa
 	return LLVMBuildICmp(c->b, (e == TY_I1 || e == TY_PTR) ? up[p] : sp[p], a, b, "");
 }
 
+/*
+ * A cast from f64 to bf16 goes through an opaque move: LLVM 19's
+ * instcombine narrows fptrunc(frem(fpext half x, c)) to bfloat into an
+ * f16 frem and a *bitcast* of its f16 bits to bfloat (wrong bits, or a
+ * back-end failure).  ptxas drops the move.
+ */
 static LLVMValueRef cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
 {
 	LLVMTypeRef t = cg_elem_type(c, to);
@@ -239,6 +245,8 @@ static LLVMValueRef cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
 	if (elem_is_float(from) && elem_is_float(to)) {
 		if (is_half(from) && is_half(to))
 			return LLVMBuildFPTrunc(c->b, cg_to_f32(c, x, from), t, "");
+		if (to == TY_BF16 && from == TY_F64)
+			x = cg_asm(c, nv_names[NV_ASM_MOV_F64], "=d,d", LLVMTypeOf(x), &x, 1, false);
 		return elem_bits(from) < elem_bits(to) ? LLVMBuildFPExt(c->b, x, t, "") : LLVMBuildFPTrunc(c->b, x, t, "");
 	}
 	if (elem_is_float(to))
