@@ -33,6 +33,20 @@ ceil), casts among f16, bf16, f32,
 f64, i8, i16, i32 and i64, comparisons, where, maximum/minimum, reductions
 along any axis broadcast back into the tile, reductions of reductions,
 argmax/argmin, trans, if/else on runtime scalars and on constexpr flags;
+a tile through reshape, split, join and interleave and back into its
+shape (reshaped to rank 1 to 3 for random work there, or for a reduction
+along an axis taken back off it, that reduction itself sometimes
+reshaped, split and joined the other way round; `let a, b = split(...)`
+of a reshape into [..., 2] or of trans of a [2, N] tile, the halves
+changed, reshuffled again or swapped, then joined, interleaved or joined
+and transposed back; a join or interleave with a scalar, reduced over the
+pair or split again; a tile reshaped to rank 2 or 3, its axes permuted
+for random work there and permuted back; shapes sometimes spelled with
+the sizing constexprs, as [BLOCK / 4, 4]); pairs stored side by side (the values, computed
+float or integer tiles, one perhaps a broadcast scalar, the masks and the
+offsets or pointers all joined, interleaved, or joined and reshaped);
+whole-tile reductions of a reshape (a 1-D tile as 2-D, a 2-D one
+flattened, a 3-D one's last two axes merged);
 while loops carrying tiles and scalars -- counted up to, or down from, a
 trip count of 0 to 3 (a runtime argument, a constexpr, a literal, or one
 that differs between programs), or run while a value the body computes
@@ -62,7 +76,8 @@ Python.  Every element carries its exact value (f64) and a bound on how far
 any correct implementation may be from it: 0 while the operation is exact
 (loads, selections, add/sub/cast of exact values rounded to the type, fmod,
 sums whose partial sums are all representable), else the propagated bound
-plus the operation's own error -- half an ulp of the type for rounded
+plus the operation's own error (none for reshape, join and split, which
+move values) -- half an ulp of the type for rounded
 operations (a multiply stays inexact even when rounded, as the GPU may fuse
 it into an add), 2 ulp for `/` (div.full), 2^-21 relative for
 ex2/lg2/rsqrt.approx (plus |x| ulp for exp's scaling by log2 e), 2 ulp of
@@ -104,6 +119,8 @@ APPROX = 2.0 ** -21
 FRANK = {'f16': 1, 'bf16': 2, 'f32': 3, 'f64': 4}
 LOOSE = 0.05        # a bound over LOOSE * (|want| + rms of the output) rejects the case
 MAXBUF, MAXARG, MAXDEF = 16, 32, 8      # what diff_test.c reads of a case
+SIZES = ('BLOCK', 'BM', 'BN', 'BK', 'A')   # constexprs that size tiles (a reshape's shape may name them)
+SHAPES = 0.25       # how often body_exprs adds a value through reshape, split, join and interleave
 
 
 class Reject(Exception):
@@ -775,6 +792,88 @@ class Trans(Node):
         return T(self.shape, t.dt, [t.v[i] for i in idx], [t.e[i] for i in idx] if t.e else None)
 
 
+class Permute(Node):
+    """permute(x, [d0, ...]): axis i of the result is axis dims[i] of x; kw the keyword form."""
+
+    def __init__(self, a, dims, kw=False):
+        self.a, self.dims, self.kw = a, tuple(dims), kw
+        self.setup(tuple(a.shape[d] for d in dims), a.dt, a.lo, a.hi)
+        self.ninf = a.ninf
+
+    def src(self):
+        d = '[%s]' % ', '.join(str(x) for x in self.dims)
+        return 'permute(x=%s, dims=%s)' % (self.a.src(), d) if self.kw else 'permute(%s, %s)' % (self.a.src(), d)
+
+    def ev(self, cx):
+        t = self.a.ev(cx)
+        stride = [numel(t.shape[i + 1:]) for i in range(len(t.shape))]
+        idx = []
+        for flat in range(numel(self.shape)):
+            rest, src = flat, 0
+            for i in reversed(range(len(self.shape))):
+                src += rest % self.shape[i] * stride[self.dims[i]]
+                rest //= self.shape[i]
+            idx.append(src)
+        return T(self.shape, t.dt, [t.v[i] for i in idx], [t.e[i] for i in idx] if t.e else None)
+
+
+class Reshape(Node):
+    """reshape(x, [d0, ...]) (a rank-1 shape sometimes a bare constant): the same elements in row-major
+    order; `names` spells the dimensions (constexpr arithmetic such as BLOCK / 4), kw the keyword form."""
+
+    def __init__(self, a, shape, names=None, kw=False, bare=False):
+        self.a, self.names, self.kw, self.bare = a, names, kw, bare
+        assert numel(shape) == numel(a.shape) and a.shape, (a.shape, shape)
+        self.setup(tuple(shape), a.dt, a.lo, a.hi)
+        self.ninf = a.ninf
+
+    def src(self):
+        dims = self.names or [str(d) for d in self.shape]
+        s = dims[0] if self.bare and len(dims) == 1 else '[%s]' % ', '.join(dims)
+        if self.kw:
+            return 'reshape(x=%s, shape=%s)' % (self.a.src(), s)
+        return 'reshape(%s, %s)' % (self.a.src(), s)
+
+    def ev(self, cx):
+        t = self.a.ev(cx)
+        return T(self.shape, t.dt, t.v, t.e)
+
+
+class Join(Node):
+    """join(a, b): a and b promoted and broadcast as where's operands, side by side along a new last
+    axis of 2; interleave(a, b): that with its last two axes merged (a[i] at 2i, b[i] at 2i + 1).
+    Two pointer tiles (Ptr) into one buffer join too: the node then stands for a pointer itself."""
+
+    def __init__(self, a, b, inter=False, kw=False):
+        self.a, self.b, self.inter, self.kw = a, b, inter, kw
+        self.base = bshape(a.shape, b.shape)
+        assert self.base, (a.shape, b.shape)
+        shape = self.base[:-1] + (2 * self.base[-1],) if inter else self.base + (2,)
+        assert len(shape) <= 3
+        if a.dt == 'ptr':
+            self.buf, self.cdt = a.buf, 'ptr'
+        else:
+            self.cdt = promote(a.dt, a.weak, b.dt, b.weak)
+        self.setup(shape, self.cdt, min(a.lo, b.lo), max(a.hi, b.hi))
+        self.ninf = a.ninf or b.ninf
+
+    def src(self):
+        f = 'interleave' if self.inter else 'join'
+        if self.kw:
+            return '%s(a=%s, b=%s)' % (f, self.a.src(), self.b.src())
+        return '%s(%s, %s)' % (f, self.a.src(), self.b.src())
+
+    def ev(self, cx):
+        conv = (lambda t: t) if self.cdt == 'ptr' else (lambda t: convert(t, self.cdt))
+        av, ae = bcast(conv(self.a.ev(cx)), self.base)
+        bv, be = bcast(conv(self.b.ev(cx)), self.base)
+        v = [x for p in zip(av, bv) for x in p]
+        e = None
+        if ae or be:
+            e = [y for p in zip(ae or [0.0] * len(av), be or [0.0] * len(bv)) for y in p]
+        return T(self.shape, 'i32' if self.cdt == 'ptr' else self.cdt, v, e)
+
+
 class Full(Node):
     """zeros(shape, dt) or full(shape, value, dt); `names` spells the dimensions (constexprs)."""
 
@@ -1124,6 +1223,23 @@ class Let:
         cx.env[self.name] = self.node.ev(cx)
 
 
+class Split:
+    """let a, b = split(node) (var: `var a, b`): a = node[..., 0], b = node[..., 1] of a tile of rank 2
+    or 3 whose last axis is 2."""
+
+    def __init__(self, names, node, var=False, kw=False):
+        self.names, self.node, self.var, self.kw = names, node, var, kw
+
+    def lines(self, ind):
+        x = ('x=%s' if self.kw else '%s') % self.node.src()
+        return ['%s%s %s = split(%s);' % (ind, 'var' if self.var else 'let', ', '.join(self.names), x)]
+
+    def run(self, cx):
+        t = self.node.ev(cx)
+        for i, name in enumerate(self.names):
+            cx.env[name] = T(t.shape[:-1], t.dt, t.v[i::2], t.e[i::2] if t.e else None)
+
+
 class Assign:
     """name op= node; node's type is the variable's (checked)."""
 
@@ -1284,7 +1400,7 @@ def walk(body):
 def drop(body, dead):
     out = []
     for s in body:
-        if isinstance(s, Let) and s.name in dead:
+        if isinstance(s, Let) and s.name in dead or isinstance(s, Split) and s.names[0] in dead:
             continue
         if isinstance(s, (For, While)):
             s.body = drop(s.body, dead)
@@ -1369,6 +1485,7 @@ class Kernel:
         self.warps_opt = 4    # 0: the kernel's @num_warps
         self.desc = []
         self.nid = 0
+        self.sizes = {}       # constexprs that size tiles (BLOCK, BM, ...): spelled in reshape's shapes
         self.decoy = rng.choice([None, None, None, 'before', 'after', 'return'])
 
     # -- parameters --
@@ -1407,12 +1524,23 @@ class Kernel:
         self.params.append('%s: const %s = %s' % (name, dt, shown(value if other is None else other)))
         if other is not None:
             self.defines[name] = int(value)
+        if name in SIZES:
+            self.sizes[name] = value
         return Const(name, dt, value)
 
     def let(self, node, var=False, p='t'):
         name = self.fresh(p)
         self.body.append(Let(name, node, var))
         return Name(name, node)
+
+    def split(self, node):
+        """let a, b = split(node); the two halves' Names."""
+        r = self.rng
+        names = [self.fresh('a'), self.fresh('b')]
+        self.body.append(Split(names, node, var=r.random() < 0.1, kw=r.random() < 0.15))
+        half = like(node.shape[:-1], node.dt, node.lo, node.hi)
+        half.ninf = node.ninf
+        return [Name(x, half) for x in names]
 
     # -- random expressions --
     def leaf(self, leaves, fl=True):
@@ -1598,6 +1726,8 @@ class Kernel:
             text = self.source()
             dead = {s.name for s in walk(self.body) if isinstance(s, Let) and not s.var and
                     not isinstance(s.node, Atomic) and len(re.findall(r'\b%s\b' % s.name, text)) == 1}
+            dead |= {s.names[0] for s in walk(self.body) if isinstance(s, Split) and
+                     all(len(re.findall(r'\b%s\b' % x, text)) == 1 for x in s.names)}
             if not dead:
                 return
             self.body = drop(self.body, dead)
@@ -1771,6 +1901,7 @@ def fam_vec(k):
     outs = [k.buffer('out%d' % i, None, size + r.choice([0, 3, 40]), 'out') for i in range(r.randint(1, 2))]
     osc = k.buffer('osc', 'f32', blocks * nb + 3, 'out') if r.random() < 0.6 else None
     oix = k.buffer('oix', 'i32', size + 5, 'out') if r.random() < 0.3 else None
+    opair = k.buffer('opair', None, 2 * size + r.choice([0, 6]), 'out') if B <= 4096 and r.random() < 0.1 else None
     hist, hkind = None, None
     if r.random() < 0.35:
         hdt = r.choice(['i32', 'f32'])
@@ -1835,11 +1966,13 @@ def fam_vec(k):
         k.body.append(Store(Ptr(o, at), e, extra_mask(k, mask, offs, exact), kw=r.random() < 0.2))
     if osc is not None:
         fn = r.choice(['sum', 'max', 'min'])
-        e = Reduce(fn, as_tile(k.expr(k.pool, (B,), r.randint(1, 3), reducible=False), (B,)), 0, r.choice([0, 1, 2]))
+        e = reduce_all(k, fn, as_tile(k.expr(k.pool, (B,), r.randint(1, 3), reducible=False), (B,)), r.choice([0, 1, 2]))
         k.body.append(Store(Ptr(osc, lin), e))
     if oix is not None:
         e = k.int_expr(ints, (B,), 3)
         k.body.append(Store(Ptr(oix, idx), e, mask))
+    if opair is not None:
+        pair_store(k, opair, idx, (B,), mask, lambda: extra_mask(k, mask, offs, exact), ints)
     if hist is not None:
         # many lanes of one atomic on the same few addresses
         keys = [Bin('&', offs, Lit(7)), Bin('%', Bin('*', offs, offs), Lit(8))] + \
@@ -1896,10 +2029,218 @@ def flag(k):
 
 
 def body_exprs(k, leaves, shape, count):
-    """A few lets of random expressions; they join the leaves (k.pool)."""
+    """A few lets of random expressions; they join the leaves (k.pool).  Now and then (SHAPES) one
+    more among them: a tile of the pool through reshape, split, join and interleave (reshuffle)."""
     k.pool = list(leaves)
-    for _ in range(count):
-        k.pool.append(k.let(k.expr(k.pool, shape, k.rng.randint(1, 4)), p='y'))
+    at = k.rng.randint(0, count) if k.rng.random() < SHAPES else -1
+    for i in range(count + 1):
+        if i == at:
+            add_reshuffle(k, shape)
+        if i < count:
+            k.pool.append(k.let(k.expr(k.pool, shape, k.rng.randint(1, 4)), p='y'))
+
+
+# ---- reshape, permute, join, split, interleave ----
+
+def factor(rng, n, rank):
+    """A random shape of `rank` powers of two (1s too) whose product is n."""
+    bits = n.bit_length() - 1
+    cuts = sorted(rng.randint(0, bits) for _ in range(rank - 1))
+    return tuple(1 << (b - a) for a, b in zip([0] + cuts, cuts + [bits]))
+
+
+def dims(k, shape):
+    """A reshape's dimensions as written: numbers (None), or now and then arithmetic of the
+    constexprs that size the kernel's tiles, as BLOCK / 4 or BM * 2."""
+    r = k.rng
+    if not k.sizes or r.random() < 0.5:
+        return None
+    out = []
+    for d in shape:
+        opts = [str(d)]
+        for name, v in sorted(k.sizes.items()):
+            opts.append(name if v == d else '%s / %d' % (name, v // d) if v > d else '%s * %d' % (name, d // v))
+        out.append(r.choice(opts))
+    return out
+
+
+def reshape(k, x, shape):
+    """reshape(x, shape), or mostly x itself where the shapes are equal."""
+    r = k.rng
+    shape = tuple(shape)
+    if shape == x.shape and r.random() < 0.8:
+        return x
+    return Reshape(x, shape, dims(k, shape), kw=r.random() < 0.1, bare=len(shape) == 1 and r.random() < 0.5)
+
+
+def uses(e, x):
+    return re.search(r'\b%s\b' % x.name, e.src()) is not None
+
+
+def scalars(k):
+    """The pool's float scalars (alpha, a loaded scale, ...)."""
+    return [x for x in k.pool if x.shape == () and not x.weak and x.dt in FLOATS]
+
+
+def halves(k, a, b, depth):
+    """What split's halves a and b turn into before they are joined again: each as it is, a random
+    expression of its own (with the pool's scalars), or (depth left) reshuffled once more; the
+    two sometimes swapped, one sometimes reduced to a scalar (join broadcasts it)."""
+    r = k.rng
+    out = []
+    for h in (a, b):
+        c, y = r.random(), h
+        if c < 0.25 and depth > 1 and numel(h.shape) >= 2:
+            y = reshuffle(k, h, depth - 1)
+        elif c < 0.7:
+            e = k.expr([h] + scalars(k), h.shape, r.randint(1, 2))
+            if uses(e, h):
+                y = e
+        out.append(y)
+    if all(y.shape != a.shape for y in out):
+        out[0] = as_tile(out[0], a.shape)
+    return out[::-1] if r.random() < 0.3 else out
+
+
+def reshuffle(k, x, depth):
+    """x (a whole float tile, rank 1 to 3) through reshape, split, join and interleave, and back in
+    its shape:
+      view    reshaped (rank 1 to 3), a random expression there (reductions broadcast back too),
+              reshaped back
+      reduce  reshaped to rank 2 or 3, less its sum, max or min along an axis (that reduction
+              sometimes reshaped to [..., 2], split, and joined back the other way round)
+      pairs   split of x reshaped to [..., 2] (of x itself where its last axis is 2), the halves
+              changed (halves) and joined or interleaved back
+      trans   split of trans(x reshaped to [2, n/2]) (of trans(x) where x is [2, N]): the lanes'
+              axis made the last, a layout conversion in the compiler; joined back, transposed
+              back or interleaved
+      scalar  join or interleave of x (or x reshaped to rank 1 or 2) and a scalar, either side,
+              then its sum, max or min over the pair, or split into the two again and combined
+      permute x reshaped to rank 2 or 3, its axes permuted, a random expression there, permuted
+              back
+    Joins double no tile past 8192 elements."""
+    r = k.rng
+    S, n = x.shape, numel(x.shape)
+    pairs = 2 <= n <= 8192
+    how = r.choices(['view', 'reduce', 'pairs', 'trans', 'scalar', 'permute'],
+                    [2, 0 if x.ninf else 2, 3 if pairs else 0, 2 if pairs else 0, 2 if n <= 4096 else 0,
+                     2 if n >= 4 else 0])[0]
+    if how == 'permute':
+        Q = factor(r, n, r.choice([2, 3]))
+        order = list(range(len(Q)))
+        while order == sorted(order):
+            r.shuffle(order)
+        p = k.let(Permute(reshape(k, x, Q), order, kw=r.random() < 0.1), p='q')
+        z = k.expr([p] + scalars(k), p.shape, r.randint(1, 2))
+        back = [order.index(i) for i in range(len(order))]
+        return reshape(k, Permute(as_tile(z, p.shape) if uses(z, p) else p, back), S)
+    if how == 'view':
+        Q = factor(r, n, r.randint(1, 3))
+        y = k.let(reshape(k, x, Q), p='r')
+        z = k.expr([y] + scalars(k), Q, r.randint(1, 2))
+        return reshape(k, as_tile(z, Q) if uses(z, y) else y, S)
+    if how == 'reduce':
+        Q = factor(r, n, r.choice([2, 2, 3]))
+        m = k.let(reshape(k, x, Q), p='r')
+        ax, fn = r.randrange(len(Q)), r.choice(['sum', 'max', 'min'])
+        red = Reduce(fn, m, ax, r.choice([0, 0, 1, 2]))
+        if numel(red.shape) >= 2 and r.random() < 0.4:
+            red = k.let(red, p='s')
+            lo, hi = k.split(reshape(k, red, factor(r, numel(red.shape) // 2, r.choice([1, 2])) + (2,)))
+            red = reshape(k, Join(hi, lo, inter=r.random() < 0.5), red.shape)
+        pat = [':'] * len(red.shape)
+        pat.insert(ax, None)
+        back = Index(red, pat)
+        if fn == 'sum' or r.random() < 0.5:
+            return reshape(k, Bin(r.choice(['-', '+']), m, back), S)
+        return reshape(k, MinMax(r.choice(['maximum', 'minimum']), m, back), S)
+    if how == 'pairs':
+        if len(S) >= 2 and S[-1] == 2 and r.random() < 0.6:
+            t = x
+        elif len(S) <= 2 and S[-1] >= 2 and r.random() < 0.5:
+            t = reshape(k, x, S[:-1] + (S[-1] // 2, 2))
+        else:
+            t = reshape(k, x, factor(r, n // 2, r.choice([1, 2])) + (2,))
+        a, b = halves(k, *k.split(t), depth)
+        return reshape(k, Join(a, b, inter=r.random() < 0.4, kw=r.random() < 0.1), S)
+    if how == 'trans':
+        t = Trans(x if len(S) == 2 and S[0] == 2 and r.random() < 0.6 else reshape(k, x, (2, n // 2)))
+        a, b = halves(k, *k.split(t), depth)
+        form = r.choice(['back', 'join', 'interleave'])
+        j = Trans(Join(a, b)) if form == 'back' else Join(a, b, inter=form == 'interleave')
+        return reshape(k, j, S)
+    s = r.choice(scalars(k) + [Lit(r.choice(LITS))])
+    y = x if len(S) <= 2 and r.random() < 0.6 else reshape(k, x, factor(r, n, r.choice([1, 2])))
+    inter = r.random() < 0.35
+    j = Join(*((y, s) if r.random() < 0.6 else (s, y)), inter=inter, kw=r.random() < 0.1)
+    if inter:
+        j = reshape(k, j, y.shape + (2,))
+    if r.random() < 0.5:
+        e = Reduce(r.choice(['sum', 'max', 'min']), j, len(y.shape), r.choice([0, 0, 1, 2]))
+    else:
+        a, b = k.split(j)
+        e = Bin(r.choice(['+', '-', '*']), a, b) if r.random() < 0.6 else \
+            MinMax(r.choice(['maximum', 'minimum']), a, b)
+    return reshape(k, e, S)
+
+
+def add_reshuffle(k, shape):
+    """A let of a whole float tile of the pool reshuffled; it joins the pool."""
+    xs = [x for x in k.pool if x.shape == shape and x.dt in FLOATS and not x.weak]
+    if not xs:
+        return
+    y = k.ok(reshuffle(k, k.rng.choice(xs), 2), shape)
+    if y is not None:
+        k.pool.append(k.let(y, p='y'))
+
+
+def pair_store(k, buf, at, shape, mask, holes, ints):
+    """Two values an element, side by side: element i's pair at 2 at[i] and 2 at[i] + 1 of buf (a
+    new output), where mask holds (the second of the pair where holes() does, a mask with holes
+    or mask).  Pointer, mask and value all joined, or all interleaved, or all joined and reshaped
+    to the interleaved shape; the pointer a join of integer offsets, or of two pointers.  The
+    values random float expressions of the pool, or integer index arithmetic (ints), the second
+    now and then a scalar that join broadcasts."""
+    r = k.rng
+    if r.random() < 0.25:
+        vals = []
+        for _ in range(2):
+            e = k.int_expr(ints, shape, 2)
+            vals.append(e if e.shape == shape else Bin('+', e, Full(shape, 0, 'i32', zeros=True)))
+    else:
+        vals = [as_tile(k.expr(k.pool, shape, r.randint(1, 3)), shape) for _ in range(2)]
+    if r.random() < 0.2:
+        vals[1] = r.choice(scalars(k) + [Lit(r.choice(LITS)) if vals[0].dt in FLOATS else Lit(r.randint(-5, 5))])
+    form = r.choice(['join', 'interleave', 'reshape'])
+    two = Bin('*', at, Lit(2))
+    flat = shape[:-1] + (2 * shape[-1],)
+
+    def pair(a, b):
+        if form == 'reshape':
+            return reshape(k, Join(a, b), flat)
+        return Join(a, b, inter=form == 'interleave', kw=r.random() < 0.1)
+
+    if r.random() < 0.3:
+        ptr = pair(Ptr(buf, two), Ptr(buf, Bin('+', two, Lit(1))))
+        if form == 'reshape':
+            ptr.buf = buf
+    else:
+        ptr = Ptr(buf, pair(two, Bin('+', two, Lit(1))))
+    m = pair(mask, holes() if r.random() < 0.5 else mask)
+    v = pair(*vals)
+    k.set_dt(buf, out_dt(r, v))
+    k.desc.append('pairs:%s' % form)
+    k.body.append(Store(ptr, v, m, kw=r.random() < 0.2))
+
+
+def reduce_all(k, fn, t, style=0):
+    """fn over the whole of a 1-D tile t: one reduction, or now and then two, of t reshaped to 2-D."""
+    r = k.rng
+    n = t.shape[0]
+    if n >= 4 and r.random() < 0.12:
+        R = pow2(r, 2, n // 2)
+        return Reduce(fn, Reduce(fn, reshape(k, t, (R, n // R)), r.randrange(2), style), 0)
+    return Reduce(fn, t, 0, style)
 
 
 def fit_to(e, shape, d):
@@ -2229,7 +2570,7 @@ def fam_loop(k):
         k.body += counted(k, iv, Bin('*', pid, blk), nn, stride, body, -(-n // (nprog * B)), stages, pw)
     if slot is not None:
         k.body.append(Store(Ptr(oslot, pid), last))
-    k.body.append(Store(Ptr(osc, pid), Reduce(r.choice(['sum', 'max', 'min']), acc, 0)))
+    k.body.append(Store(Ptr(osc, pid), reduce_all(k, r.choice(['sum', 'max', 'min']), acc)))
     if mx is not None:
         k.body.append(Store(Ptr(omx, pid), mx))
     if cnt is not None:
@@ -2262,6 +2603,8 @@ def fam_mat(k):
     ocol = k.buffer('ocol', None, N * gm, 'out') if r.random() < 0.5 else None
     osc = k.buffer('osc', 'f32', gm * gn, 'out') if r.random() < 0.5 else None
     oarg = k.buffer('oarg', 'i32', M * gn, 'out') if r.random() < 0.3 else None
+    opair = k.buffer('opair', None, 2 * M * stride + r.choice([0, 4]), 'out') if BM * BN <= 4096 and r.random() < 0.1 \
+        else None
     acol, akind = None, 'add'
     if r.random() < 0.35:
         adt = r.choice(['f32', 'i32'])
@@ -2342,13 +2685,17 @@ def fam_mat(k):
         if rowred is not None and r.random() < 0.5:
             s = Reduce(r.choice(['sum', 'max', 'min']), rowred, 0)
         else:
-            s = Reduce(r.choice(['sum', 'max', 'min']), Reduce(r.choice(['sum', 'max', 'min']), full(), r.randrange(2)), 0)
+            fn = r.choice(['sum', 'max', 'min'])
+            s = Reduce(fn, reshape(k, full(), (BM * BN,)), 0) if r.random() < 0.12 else \
+                Reduce(fn, Reduce(r.choice(['sum', 'max', 'min']), full(), r.randrange(2)), 0)
         lin = Bin('+', Bin('*', pr, Pid(ac, True, gn)), pc)
         k.body.append(Store(Ptr(osc, lin), s))
     if oarg is not None:
         src = as_tile(r.choice([x for x in leaves if x.shape == shape] or [leaves[0]]), shape)
         k.body.append(Store(Ptr(oarg, Bin('+', Bin('*', pc, mm), rows)),
                             Reduce(r.choice(['argmax', 'argmin']), src, 1), rmask))
+    if opair is not None:
+        pair_store(k, opair, at, shape, mask, lambda: extra_mask(k, mask, Index(cols, [None, ':']), exact), ints)
     if acol is not None and akind != 'add':
         # every row of every row block on its column's address: the IEEE maximum or minimum
         v = atomic_value(k, 'f32', at, mask, M * stride, shape, ints, Index(rows, [':', None]),
@@ -2563,8 +2910,11 @@ def fam_cube(k):
     k.body.append(Store(Ptr(out, off), e, mask))
     full = lambda: as_tile(k.expr(k.pool, shape, r.randint(1, 3), reducible=False), shape)
     red = lambda: r.choice(['sum', 'max', 'min'])
-    if o12 is not None:     # [A]: over the last two axes
-        k.body.append(Store(Ptr(o12, i), Reduce(red(), Reduce(red(), full(), 2), 1), imask))
+    if o12 is not None:     # [A]: over the last two axes (or over them merged by a reshape)
+        if r.random() < 0.15:
+            k.body.append(Store(Ptr(o12, i), Reduce(red(), reshape(k, full(), (A, B * C)), 1), imask))
+        else:
+            k.body.append(Store(Ptr(o12, i), Reduce(red(), Reduce(red(), full(), 2), 1), imask))
     if o1 is not None:      # [A, C]: over the middle axis
         k.body.append(Store(Ptr(o1, Bin('+', Bin('*', Index(i, [':', None]), d2), Index(c, [None, ':']))),
                             Reduce(red(), full(), 1, r.choice([0, 1, 2])),
@@ -2705,7 +3055,6 @@ def fam_dot(k):
     bound = K * max(abs(a.lo), abs(a.hi)) * max(abs(b.lo), abs(b.hi)) * (4 if fl else 1) + 1
     if fl and bound > 1e4:
         raise Reject('products too large')
-    pieces = []
     if loop:
         acc = k.let(Full((BM, BN), 0.0, acc_dt, zeros=True, names=['BM', 'BN']), var=True, p='acc')
         acc = Name(acc.name, like((BM, BN), acc_dt, -bound, bound))
@@ -2785,6 +3134,10 @@ def make_case(rng, index, families=FAMILIES):
             k.finish_outputs()
         except Reject:
             continue
+        text = k.source()
+        used = [f for f in ('reshape', 'permute', 'split', 'join', 'interleave') if re.search(r'\b%s\(' % f, text)]
+        if used:
+            k.desc.append('shapes:' + ','.join(used))
         k.desc.append('warps=%d' % k.warps)
         return k, attempt
     raise SystemExit('gen.py: case %d: no valid kernel in 200 draws' % index)
