@@ -174,6 +174,7 @@ LLVMValueRef cg_from_f32(Cg *c, LLVMValueRef v, ElemKind e);
 LLVMValueRef cg_binary(Cg *c, Opcode code, ElemKind e, LLVMValueRef a, LLVMValueRef b);
 /* cg_math.c: f32 in, f32 out */
 LLVMValueRef cg_sin_cos(Cg *c, LLVMValueRef x, bool cos);
+void cg_sin_and_cos(Cg *c, LLVMValueRef x, LLVMValueRef *s, LLVMValueRef *co);
 LLVMValueRef cg_tanh(Cg *c, LLVMValueRef x);
 LLVMValueRef cg_erf(Cg *c, LLVMValueRef x);
 

@@ -329,9 +329,53 @@ static LLVMValueRef one_register(Cg *c, Op *op, int r)
 	return cg_binary(c, op->code, e, a, c->regs[op->opnds[1]][r]);
 }
 
+/* The op after op in its block that takes the other of sin and cos of op's operand, or NULL. */
+static Op *sin_cos_partner(Cg *c, Op *op)
+{
+	if (op->code != OP_SIN && op->code != OP_COS)
+		return NULL;
+	Opcode other = op->code == OP_SIN ? OP_COS : OP_SIN;
+	for (Op *o = op->next; o; o = o->next)
+		if (o->code == other && o->opnds[0] == op->opnds[0])
+			return cg_nregs(c, o->res[0]) == cg_nregs(c, op->res[0]) ? o : NULL;
+	return NULL;
+}
+
+/*
+ * sin(x) and cos(x) of one x in one block (rope's angles) are computed
+ * together at the first, from one range reduction; the second finds its
+ * registers set.
+ */
+static void sin_and_cos(Cg *c, Op *op, Op *partner)
+{
+	ValId x = op->opnds[0], v = op->res[0], w = partner->res[0];
+	ElemKind e = vtype(c->f, v).elem;
+	const Layout *l = cg_layout(c, v);
+	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0;
+	LLVMValueRef *r = cg_new_regs(c, v), *q = cg_new_regs(c, w);
+	for (int i = 0; i < cg_nregs(c, v); i++) {
+		if (i & zm)
+			continue;
+		LLVMValueRef s, co;
+		cg_sin_and_cos(c, cg_to_f32(c, c->regs[x][i], e), &s, &co);
+		r[i] = cg_from_f32(c, op->code == OP_SIN ? s : co, e);
+		q[i] = cg_from_f32(c, op->code == OP_SIN ? co : s, e);
+	}
+	cg_fill_dups(c, v);
+	cg_fill_dups(c, w);
+}
+
 void cg_elementwise(Cg *c, Op *op)
 {
 	ValId v = op->res[0];
+	if ((op->code == OP_SIN || op->code == OP_COS) && c->regs[v])
+		return; /* sin_and_cos made it */
+	Op *partner = sin_cos_partner(c, op);
+	const Layout *lv = cg_layout(c, v), *lw = partner ? cg_layout(c, partner->res[0]) : NULL;
+	if (partner && (lv == lw || (lv && lw && layout_eq(lv, lw)))) {
+		sin_and_cos(c, op, partner);
+		return;
+	}
 	const Layout *l = cg_layout(c, v);
 	uint32_t zm = l ? cg_zeromask(l->reg, l->nreg) : 0;
 	LLVMValueRef *r = cg_new_regs(c, v);

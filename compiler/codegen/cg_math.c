@@ -171,7 +171,8 @@ static LLVMValueRef reduce_slow(Cg *c, LLVMValueRef x, LLVMValueRef *n, LLVMValu
 	return r;
 }
 
-LLVMValueRef cg_sin_cos(Cg *c, LLVMValueRef x, bool cos)
+/* x = q pi/2 + r + lo, |r| <= pi/4: r, lo and q mod 4 in *n (the fast reduction, or a branch to the slow one) */
+static LLVMValueRef reduce(Cg *c, LLVMValueRef x, LLVMValueRef *lo_out, LLVMValueRef *n_out)
 {
 	LLVMValueRef nf, rf = reduce_fast(c, x, &nf);
 	LLVMValueRef fast = LLVMBuildFCmp(c->b, LLVMRealOLE, call1(c, "llvm.fabs.f32", x), fc(c, SC_FAST_MAX), "");
@@ -189,9 +190,14 @@ LLVMValueRef cg_sin_cos(Cg *c, LLVMValueRef x, bool cos)
 	LLVMAddIncoming(r, (LLVMValueRef[]){rf, rs}, ins, 2);
 	LLVMAddIncoming(lo, (LLVMValueRef[]){fc(c, -0.0), ls}, ins, 2); /* -0: sin(-0) stays -0 */
 	LLVMAddIncoming(n, (LLVMValueRef[]){nf, ns}, ins, 2);
-	if (cos)
-		n = LLVMBuildAdd(c->b, n, cg_i32c(c, 1), "");
+	*lo_out = lo;
+	*n_out = n;
+	return r;
+}
 
+/* sin of q pi/2 + r + lo, n = q mod 4 (cos: n + 1) */
+static LLVMValueRef by_quadrant(Cg *c, LLVMValueRef r, LLVMValueRef lo, LLVMValueRef n)
+{
 	/* |r| <= pi/4, r + lo the remainder: sin r = r + (r s S(s) + lo), cos r = 1 - s/2 + s^2 C(s), s = r^2 */
 	LLVMValueRef s = mul(c, r, r);
 	LLVMValueRef ps = fma3(c, horner(c, s, sc_sin, NELEM(sc_sin)), s, fc(c, 0)); /* +0 where s is 0 */
@@ -201,4 +207,18 @@ LLVMValueRef cg_sin_cos(Cg *c, LLVMValueRef x, bool cos)
 	LLVMValueRef neg = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, n, cg_i32c(c, 2), ""), cg_i32c(c, 0), "");
 	LLVMValueRef v = LLVMBuildSelect(c->b, odd, vc, vs, "");
 	return LLVMBuildSelect(c->b, neg, LLVMBuildFNeg(c->b, v, ""), v, "");
+}
+
+LLVMValueRef cg_sin_cos(Cg *c, LLVMValueRef x, bool cos)
+{
+	LLVMValueRef lo, n, r = reduce(c, x, &lo, &n);
+	return by_quadrant(c, r, lo, cos ? LLVMBuildAdd(c->b, n, cg_i32c(c, 1), "") : n);
+}
+
+/* Both of one x, from one reduction (the polynomials are the same instructions: LLVM keeps one of each). */
+void cg_sin_and_cos(Cg *c, LLVMValueRef x, LLVMValueRef *s, LLVMValueRef *co)
+{
+	LLVMValueRef lo, n, r = reduce(c, x, &lo, &n);
+	*s = by_quadrant(c, r, lo, n);
+	*co = by_quadrant(c, r, lo, LLVMBuildAdd(c->b, n, cg_i32c(c, 1), ""));
 }
