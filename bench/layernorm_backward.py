@@ -53,6 +53,26 @@ TOL = 2.0 ** -9     # dx: f16 output (2^-11) and f32 sums
 TOL_W = 2.0 ** -6   # dw, db: the tutorial rounds its partial sums to f16 on every add
 
 
+def draw_inputs(p):
+    """Fresh inputs into p (rows, n): x, dy, w, b in f16 as the tutorial's, the forward's mean and rstd, and
+    p.ref, the f64 dx, dw and db."""
+    rows, n = p.rows, p.n
+    p.x = (-2.3 + 0.5 * torch.randn(rows, n, device="cuda")).half()
+    p.dy = (0.1 * torch.randn(rows, n, device="cuda")).half()
+    p.w = torch.rand(n, device="cuda").half()
+    p.b = torch.rand(n, device="cuda").half()
+    _, mean, rstd = torch.ops.aten.native_layer_norm(p.x, [n], p.w, p.b, 1e-5)
+    p.mean, p.rstd = mean.view(rows).contiguous(), rstd.view(rows).contiguous()
+    x, dy, w = p.x.double(), p.dy.double(), p.w.double()
+    xhat = (x - p.mean.double()[:, None]) * p.rstd.double()[:, None]
+    g = w * dy
+    c1 = (xhat * g).sum(1, keepdim=True) / n
+    c2 = g.sum(1, keepdim=True) / n
+    p.ref = ((g - (xhat * c1 + c2)) * p.rstd.double()[:, None], (dy * xhat).sum(0), dy.sum(0))
+    del x, dy, w, xhat, g
+    torch.cuda.synchronize()
+
+
 class Problem:
     def __init__(self, rows, n):
         self.rows, self.n = rows, n
@@ -69,21 +89,7 @@ class Problem:
         self.draw()
 
     def draw(self):
-        rows, n = self.rows, self.n
-        self.x = (-2.3 + 0.5 * torch.randn(rows, n, device="cuda")).half()
-        self.dy = (0.1 * torch.randn(rows, n, device="cuda")).half()
-        self.w = torch.rand(n, device="cuda").half()
-        self.b = torch.rand(n, device="cuda").half()
-        _, mean, rstd = torch.ops.aten.native_layer_norm(self.x, [n], self.w, self.b, 1e-5)
-        self.mean, self.rstd = mean.view(rows).contiguous(), rstd.view(rows).contiguous()
-        x, dy, w = self.x.double(), self.dy.double(), self.w.double()
-        xhat = (x - self.mean.double()[:, None]) * self.rstd.double()[:, None]
-        g = w * dy
-        c1 = (xhat * g).sum(1, keepdim=True) / n
-        c2 = g.sum(1, keepdim=True) / n
-        self.ref = ((g - (xhat * c1 + c2)) * self.rstd.double()[:, None], (dy * xhat).sum(0), dy.sum(0))
-        del x, dy, w, xhat, g
-        torch.cuda.synchronize()
+        draw_inputs(self)
 
     def check(self, name, fn, out=None):
         for t in (self.dx, self.dw, self.db):

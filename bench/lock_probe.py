@@ -39,6 +39,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 import triton_kernels as tk  # noqa: E402
 from probe import OUT, bench  # noqa: E402
+from layernorm_backward import draw_inputs  # noqa: E402
 from ptx_ab import CLI, EX, RawKernel, cu, exit_unless_close  # noqa: E402
 
 SRC = os.path.join(EX, "layernorm_backward.tile")
@@ -92,19 +93,7 @@ class Problem:
         self.locks = torch.zeros(2 * self.group, device="cuda", dtype=torch.int32)
         self.part_dw, self.part_db = (torch.empty(self.group, n, device="cuda", dtype=torch.float16)
                                       for _ in range(2))
-        self.x = (-2.3 + 0.5 * torch.randn(rows, n, device="cuda")).half()
-        self.dy = (0.1 * torch.randn(rows, n, device="cuda")).half()
-        self.w = torch.rand(n, device="cuda").half()
-        b = torch.rand(n, device="cuda").half()
-        _, mean, rstd = torch.ops.aten.native_layer_norm(self.x, [n], self.w, b, 1e-5)
-        self.mean, self.rstd = mean.view(rows).contiguous(), rstd.view(rows).contiguous()
-        x, dy, w = self.x.double(), self.dy.double(), self.w.double()
-        xhat = (x - self.mean.double()[:, None]) * self.rstd.double()[:, None]
-        g = w * dy
-        c1 = (xhat * g).sum(1, keepdim=True) / n
-        c2 = g.sum(1, keepdim=True) / n
-        self.ref = ((g - (xhat * c1 + c2)) * self.rstd.double()[:, None], (dy * xhat).sum(0), dy.sum(0))
-        torch.cuda.synchronize()
+        draw_inputs(self)
 
     def nbytes(self):
         parts = min(self.group, self.rows) * self.n * 2 * 2
