@@ -1072,12 +1072,6 @@ static void exec_for(Interp *it, Op *op)
 	}
 }
 
-/*
- * do_while inits... ; the body's args are the iters; it yields the next iters
- * and then whether to run again; results are the last iters.  Programs run
- * one after another here, so a loop that waits for another program to write
- * memory never ends (docs/language.md).
- */
 /* Whether tiles a[i] and b[i] hold the same bits, for i < n. */
 static bool same_tiles(Interp *it, const ValId *a, const ValId *b, int n)
 {
@@ -1089,6 +1083,13 @@ static bool same_tiles(Interp *it, const ValId *a, const ValId *b, int n)
 	return true;
 }
 
+/*
+ * do_while inits... ; the body's args are the iters; it yields the next iters
+ * and then whether to run again; results are the last iters.  Programs run
+ * one after another here, so a loop that waits for a later program to write
+ * memory would never end: an iteration that changes no iter and no memory
+ * is an error (docs/language.md).
+ */
 static void exec_do_while(Interp *it, Op *op)
 {
 	Block *body = op->blocks[0];

@@ -379,8 +379,13 @@ static void head(Parser *p, OpText *o)
 	if (o->code == OP_PERMUTE && same_line(p) && accept(p, "dims")) {
 		expect(p, "=");
 		expect(p, "[");
-		for (int i = 0; i < MAX_RANK; i++) {
-			o->iattr[0] |= (integer(p) & 3) << 2 * i;
+		for (int i = 0;; i++) {
+			Loc l = here(p);
+			int64_t d = integer(p);
+			if (i >= MAX_RANK || d < 0 || d >= MAX_RANK)
+				error_at(p->d, l, "permute dims are at most %d axes from 0 to %d", MAX_RANK, MAX_RANK - 1);
+			o->iattr[0] |= d << 2 * i;
+			o->iattr[1] = i + 1;
 			if (!accept(p, ","))
 				break;
 		}

@@ -872,6 +872,7 @@ static Rv permute(L *l, Node *call)
 	l->b.loc = call->loc;
 	ValId v = emit(l, OP_PERMUTE, r, &x.v, 1);
 	l->f->vals[v].def->iattr[0] = perm;
+	l->f->vals[v].def->iattr[1] = t.rank;
 	return (Rv){v, x.weak};
 }
 
@@ -901,8 +902,8 @@ static Rv join(L *l, Node *call, bool interleave)
 	if (s.rank == 0)
 		error_at(l->d, call->loc, "'%s' needs a tile, got two scalars", call->name);
 	if (s.rank >= MAX_RANK)
-		error_at(l->d, call->loc, "'%s' of rank-%d tiles would have rank %d (at most %d)", call->name, s.rank,
-			 s.rank + 1, MAX_RANK);
+		error_at(l->d, call->loc, "'%s' of rank-%d tiles needs a join of rank %d (at most %d)", call->name,
+			 s.rank, s.rank + 1, MAX_RANK);
 	ValId ops[2] = {broadcast_to(l, e == TY_PTR ? x.v : cast_to(l, x.v, e), s),
 			broadcast_to(l, e == TY_PTR ? y.v : cast_to(l, y.v, e), s)};
 	Type t = ty(l, ops[0]);

@@ -160,6 +160,8 @@ static const char *check_shape_op(Func *f, Op *op)
 			       ? NULL : "trans needs a 2-D operand and the transposed result shape";
 	if (op->code == OP_PERMUTE) {
 		int seen = 0;
+		if (a.rank == 0 || r.rank != a.rank || op->iattr[1] != a.rank)
+			return "permute needs a tile, a result of its rank and as many dims";
 		for (int i = 0; i < a.rank; i++) {
 			int d = (int)(op->iattr[0] >> 2 * i & 3);
 			if (d >= a.rank || seen & 1 << d)

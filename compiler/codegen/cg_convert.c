@@ -33,19 +33,26 @@ void cg_rename(Cg *c, Op *op)
 }
 
 /*
- * join: register r of the result is register r >> 1 of a (r even) or b
- * (odd), layout_join's register bit 0.  split: the result's register r is
- * the source's with its last-axis bit (layout_split_reg) set to the index.
+ * The last axis of 2 of join's result and split's source is register bit
+ * k (layout_split_reg; layout_join makes it bit 0): register i of the
+ * joined tile is register i without bit k of the part that bit names.
  */
+static uint32_t part_reg(uint32_t i, int k)
+{
+	uint32_t low = (1u << k) - 1;
+	return (i >> 1 & ~low) | (i & low);
+}
+
 void cg_join(Cg *c, Op *op)
 {
 	ValId res = op->res[0];
 	const Layout *l = cg_layout(c, res);
-	if (!l || l->reg[0] != 1 || cg_nregs(c, res) != 2 * cg_nregs(c, op->opnds[0]))
+	int k = l ? layout_split_reg(l) : -1;
+	if (k < 0 || cg_nregs(c, res) != 2 * cg_nregs(c, op->opnds[0]))
 		die("codegen: join %%%d is not in its parts' layout", res);
 	LLVMValueRef *r = cg_new_regs(c, res);
-	for (int i = 0; i < cg_nregs(c, res); i++)
-		r[i] = c->regs[op->opnds[i & 1]][i >> 1];
+	for (uint32_t i = 0; i < (uint32_t)cg_nregs(c, res); i++)
+		r[i] = c->regs[op->opnds[i >> k & 1]][part_reg(i, k)];
 }
 
 void cg_split(Cg *c, Op *op)
@@ -59,6 +66,7 @@ void cg_split(Cg *c, Op *op)
 	uint32_t low = (1u << k) - 1;
 	for (uint32_t i = 0; i < (uint32_t)cg_nregs(c, res); i++)
 		r[i] = c->regs[src][(i & ~low) << 1 | (uint32_t)op->iattr[0] << k | (i & low)];
+	/* (the inverse of part_reg) */
 }
 
 /*

@@ -223,12 +223,44 @@ static LLVMValueRef compare(Cg *c, CmpPred p, ElemKind e, LLVMValueRef a, LLVMVa
 	return LLVMBuildICmp(c->b, (e == TY_I1 || e == TY_PTR) ? up[p] : sp[p], a, b, "");
 }
 
+static bool widened_from_16(LLVMValueRef a, LLVMTypeRef *t)
+{
+	if (!LLVMIsAInstruction(a) || LLVMGetInstructionOpcode(a) != LLVMFPExt)
+		return false;
+	*t = LLVMTypeOf(LLVMGetOperand(a, 0));
+	return LLVMGetTypeKind(*t) == LLVMHalfTypeKind || LLVMGetTypeKind(*t) == LLVMBFloatTypeKind;
+}
+
 /*
- * A cast from f64 to bf16 goes through an opaque move: LLVM 19's
- * instcombine narrows fptrunc(frem(fpext half x, c)) to bfloat into an
- * f16 frem and a *bitcast* of its f16 bits to bfloat (wrong bits, or a
- * back-end failure).  ptxas drops the move.
+ * x (f32 or f64) about to be rounded to the 16-bit type t, behind an
+ * opaque move where LLVM 19's instcombine would narrow its op wrongly: it
+ * narrows fptrunc(op(fpext a, fpext b)) to the type a and b came from even
+ * where that is the *other* 16-bit type, then "casts" with a bitcast (f16
+ * bits read as bf16, or bf16 values rounded to f16 before the op, or a
+ * failed selection).  Where a, b and t are one type, the narrowing is
+ * exact and stays, but for frem, which stays wide (it is rare).  ptxas
+ * drops the move.
  */
+static LLVMValueRef guard_rounding(Cg *c, LLVMValueRef x, LLVMTypeRef t)
+{
+	if (!LLVMIsAInstruction(x))
+		return x;
+	LLVMOpcode o = LLVMGetInstructionOpcode(x);
+	if (o != LLVMFAdd && o != LLVMFSub && o != LLVMFMul && o != LLVMFDiv && o != LLVMFRem)
+		return x;
+	bool hide = false;
+	for (int i = 0; i < 2; i++) {
+		LLVMTypeRef s;
+		if (widened_from_16(LLVMGetOperand(x, (unsigned)i), &s) && (s != t || o == LLVMFRem))
+			hide = true;
+	}
+	if (!hide)
+		return x;
+	bool d = LLVMTypeOf(x) != c->f32;
+	return cg_asm(c, nv_names[d ? NV_ASM_MOV_F64 : NV_ASM_MOV_F32], d ? "=d,d" : "=f,f", LLVMTypeOf(x), &x, 1,
+		      false);
+}
+
 static LLVMValueRef cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
 {
 	LLVMTypeRef t = cg_elem_type(c, to);
@@ -245,8 +277,8 @@ static LLVMValueRef cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
 	if (elem_is_float(from) && elem_is_float(to)) {
 		if (is_half(from) && is_half(to))
 			return LLVMBuildFPTrunc(c->b, cg_to_f32(c, x, from), t, "");
-		if (to == TY_BF16 && from == TY_F64)
-			x = cg_asm(c, nv_names[NV_ASM_MOV_F64], "=d,d", LLVMTypeOf(x), &x, 1, false);
+		if (is_half(to))
+			x = guard_rounding(c, x, t);
 		return elem_bits(from) < elem_bits(to) ? LLVMBuildFPExt(c->b, x, t, "") : LLVMBuildFPTrunc(c->b, x, t, "");
 	}
 	if (elem_is_float(to))
@@ -336,7 +368,7 @@ static Op *sin_cos_partner(Cg *c, Op *op)
 		return NULL;
 	Opcode other = op->code == OP_SIN ? OP_COS : OP_SIN;
 	for (Op *o = op->next; o; o = o->next)
-		if (o->code == other && o->opnds[0] == op->opnds[0])
+		if (o->code == other && o->opnds[0] == op->opnds[0] && !c->regs[o->res[0]])
 			return cg_nregs(c, o->res[0]) == cg_nregs(c, op->res[0]) ? o : NULL;
 	return NULL;
 }

@@ -671,14 +671,6 @@ static void word_phis(Cg *c, ValId v)
 		c->words[v][p] = LLVMBuildPhi(c->b, c->i32, "");
 }
 
-/*
- * Whether phi_v meets its incoming values in word phis.  A tile of 16-bit
- * elements does, two elements to a word: ptxas gives each 16-bit phi a
- * 32-bit register of its own, so layernorm_backward_locked's f16 shares,
- * merged by an if after the lock's loop, took 173 registers as halves and
- * take 128 as words (two programs per SM instead of one).  An incoming
- * value that is words already (ldmatrix's, in emit_for) stays words.
- */
 static Op *yield_of(Block *bl)
 {
 	Op *y = bl->last;
@@ -693,6 +685,14 @@ static bool halves(Cg *c, ValId v)
 	return l && elem_bits(vtype(c->f, v).elem) == 16 && cg_nregs(c, v) >= 2 && !cg_zeromask(l->reg, l->nreg);
 }
 
+/*
+ * Whether phi_v meets its incoming values in word phis.  A tile of 16-bit
+ * elements does, two elements to a word: ptxas gives each 16-bit phi a
+ * 32-bit register of its own, so layernorm_backward_locked's f16 shares,
+ * merged by an if after the lock's loop, took 173 registers as halves and
+ * take 128 as words (two programs per SM instead of one).  An incoming
+ * value that is words already (ldmatrix's, in emit_for) stays words.
+ */
 static bool phi_in_words(Cg *c, ValId phi_v, ValId in_v)
 {
 	return c->words[in_v] || halves(c, phi_v);

@@ -553,7 +553,9 @@ static void fix_op(LayoutPass *p, Op *op)
 		ValId r = op->res[i];
 		if (!is_tensor(f, r))
 			continue;
-		if (op_has(op->code, F_REDUCE) || lay(f, r) < 0) {
+		if (op_has(op->code, F_REDUCE) || lay(f, r) < 0 ||
+		    (op->code == OP_JOIN && layout_split_reg(&f->layouts[lay(f, r)]) < 0)) {
+			/* a join's result given (IR text) with its new axis outside the registers takes its own */
 			int L = implied(p, op);
 			val(f, r)->layout = L >= 0 ? L : fallback(p, r, op->loc);
 		}
