@@ -175,6 +175,7 @@ LLVMValueRef cg_binary(Cg *c, Opcode code, ElemKind e, LLVMValueRef a, LLVMValue
 /* cg_math.c: f32 in, f32 out */
 LLVMValueRef cg_sin_cos(Cg *c, LLVMValueRef x, bool cos);
 void cg_sin_and_cos(Cg *c, LLVMValueRef x, LLVMValueRef *s, LLVMValueRef *co);
+LLVMValueRef cg_fmod(Cg *c, LLVMValueRef x, LLVMValueRef y); /* f32, exact */
 LLVMValueRef cg_tanh(Cg *c, LLVMValueRef x);
 LLVMValueRef cg_erf(Cg *c, LLVMValueRef x);
 

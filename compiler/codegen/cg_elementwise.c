@@ -172,7 +172,7 @@ static LLVMValueRef float_binary(Cg *c, Opcode code, LLVMValueRef a, LLVMValueRe
 	case OP_SUB: return contract(c, LLVMBuildFSub(c->b, a, b, ""));
 	case OP_MUL: return contract(c, LLVMBuildFMul(c->b, a, b, ""));
 	case OP_DIV: return LLVMBuildFDiv(c->b, a, b, "");
-	case OP_REM: return LLVMBuildFRem(c->b, a, b, "");
+	case OP_REM: return LLVMTypeOf(a) == c->f32 ? cg_fmod(c, a, b) : LLVMBuildFRem(c->b, a, b, "");
 	case OP_MAX: return intrinsic2(c, "maximum", a, b);
 	case OP_MIN: return intrinsic2(c, "minimum", a, b);
 	default: die("codegen: '%s' on floats", op_info[code].text);

@@ -35,6 +35,8 @@
 #include "cg.h"
 #include "cg_math.h"
 
+#include <math.h>
+
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static LLVMValueRef fc(Cg *c, double v) { return LLVMConstReal(c->f32, v); }
@@ -222,3 +224,59 @@ void cg_sin_and_cos(Cg *c, LLVMValueRef x, LLVMValueRef *s, LLVMValueRef *co)
 	*s = by_quadrant(c, r, lo, n);
 	*co = by_quadrant(c, r, lo, LLVMBuildAdd(c->b, n, cg_i32c(c, 1), ""));
 }
+
+/* ---- fmod ---- */
+
+/*
+ * fmod of two f32, exactly (LLVM's frem on NVPTX is x - trunc(x/y) y, which
+ * loses bits past a quotient of 2^24 and the sign of a zero).  In f64, r =
+ * |x| is reduced by d = |y| scaled by 2^k, k making the quotient below
+ * 2^26: q d is exact (24 + 26 bits), so r - q d is, and one step more or
+ * less fixes q's rounding; each pass takes 24 or more bits off the
+ * quotient, so an f32's range is done in 12.  The sign of x goes back on.
+ * y = 0, x infinite or a NaN: NaN; |x| < |y| (y infinite too): x.
+ */
+LLVMValueRef cg_fmod(Cg *c, LLVMValueRef x, LLVMValueRef y)
+{
+	LLVMTypeRef d = LLVMDoubleTypeInContext(c->ctx);
+	LLVMValueRef ax = call1(c, "llvm.fabs.f32", x), ay = call1(c, "llvm.fabs.f32", y);
+	LLVMValueRef nan = LLVMBuildOr(c->b, LLVMBuildFCmp(c->b, LLVMRealUGE, ax, fc(c, INFINITY), ""),
+	                               LLVMBuildFCmp(c->b, LLVMRealUEQ, ay, fc(c, 0), ""), "");
+	LLVMValueRef big = LLVMBuildFCmp(c->b, LLVMRealOGE, ax, ay, ""); /* false for NaN */
+	LLVMValueRef dd = LLVMBuildFPExt(c->b, ay, d, ""), start = LLVMBuildFPExt(c->b, ax, d, "");
+	LLVMValueRef quiet = LLVMBuildSelect(c->b, nan, fc(c, NAN), x, ""); /* NaN, or x where |x| < |y| */
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(c->b);
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "fmod.loop");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "fmod.done");
+	LLVMBuildCondBr(c->b, LLVMBuildAnd(c->b, big, LLVMBuildNot(c->b, nan, ""), ""), loop, done);
+
+	LLVMPositionBuilderAtEnd(c->b, loop);
+	LLVMValueRef r = LLVMBuildPhi(c->b, d, "");
+	LLVMTypeRef i64 = c->i64;
+	LLVMValueRef er = LLVMBuildLShr(c->b, LLVMBuildBitCast(c->b, r, i64, ""), LLVMConstInt(i64, 52, 0), "");
+	LLVMValueRef ed = LLVMBuildLShr(c->b, LLVMBuildBitCast(c->b, dd, i64, ""), LLVMConstInt(i64, 52, 0), "");
+	LLVMValueRef k = LLVMBuildSub(c->b, LLVMBuildSub(c->b, er, ed, ""), LLVMConstInt(i64, 24, 0), "");
+	k = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSGT, k, LLVMConstInt(i64, 0, 0), ""), k,
+	                    LLVMConstInt(i64, 0, 0), "");
+	/* 2^k as an f64: exponent field 1023 + k (k <= 278) */
+	LLVMValueRef p2 = LLVMBuildBitCast(c->b, LLVMBuildShl(c->b, LLVMBuildAdd(c->b, k, LLVMConstInt(i64, 1023, 0), ""),
+	                                                       LLVMConstInt(i64, 52, 0), ""), d, "");
+	LLVMValueRef ds = LLVMBuildFMul(c->b, dd, p2, "");
+	LLVMValueRef q = call1(c, "llvm.trunc.f64", LLVMBuildFDiv(c->b, r, ds, ""));
+	LLVMValueRef rn = fma3(c, LLVMBuildFNeg(c->b, q, ""), ds, r);
+	rn = LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOLT, rn, f64c(c, 0), ""), LLVMBuildFAdd(c->b, rn, ds, ""),
+	                     rn, "");
+	rn = LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOGE, rn, ds, ""), LLVMBuildFSub(c->b, rn, ds, ""), rn, "");
+	LLVMValueRef mag = call2(c, "llvm.copysign.f32", LLVMBuildFPTrunc(c->b, rn, c->f32, ""), x);
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+	LLVMAddIncoming(r, &start, &from, 1);
+	LLVMAddIncoming(r, &rn, &latch, 1);
+	LLVMBuildCondBr(c->b, LLVMBuildFCmp(c->b, LLVMRealOGE, rn, dd, ""), loop, done);
+
+	LLVMPositionBuilderAtEnd(c->b, done);
+	LLVMValueRef res = LLVMBuildPhi(c->b, c->f32, "");
+	LLVMBasicBlockRef ins[2] = {from, latch};
+	LLVMAddIncoming(res, (LLVMValueRef[]){quiet, mag}, ins, 2);
+	return res;
+}
+
