@@ -806,32 +806,25 @@ static void exec_broadcast(Interp *it, Op *op)
 	}
 }
 
-static void exec_trans(Interp *it, Op *op)
-{
-	Tile *r = def(it, op->res[0], op->loc);
-	Tile *a = arg(it, op, 0, r->n);
-	if (a->type.rank != 2 || r->type.rank != 2 || a->n != r->n)
-		fail(it, op->loc, "malformed IR: trans of a tile of rank %d", a->type.rank);
-	int64_t m = a->type.shape[0], n = a->type.shape[1];
-	for (int64_t i = 0; i < m; i++)
-		for (int64_t j = 0; j < n; j++)
-			r->d[j * m + i] = a->d[i * n + j];
-}
-
-static void exec_permute(Interp *it, Op *op)
+/* r's axis k is a's axis (perm >> 2k) & 3 (permute's iattr[0]; trans: 1) */
+static void permute_tile(Interp *it, Op *op, int64_t perm)
 {
 	Tile *r = def(it, op->res[0], op->loc);
 	Tile *a = arg(it, op, 0, r->n);
 	int rank = a->type.rank;
+	bool bad = rank != r->type.rank || a->n != r->n || perm >> 2 * rank;
+	for (int k = 0; k < rank; k++)
+		bad |= (perm >> 2 * k & 3) >= rank;
+	if (bad)
+		fail(it, op->loc, "malformed IR: %s of a tile of rank %d", op_info[op->code].text, rank);
 	int64_t stride[MAX_RANK], s = 1;
 	for (int d = rank - 1; d >= 0; d--)
 		stride[d] = s, s *= a->type.shape[d];
 	for (int64_t i = 0; i < r->n; i++) {
 		int64_t rest = i, src = 0;
 		for (int k = rank - 1; k >= 0; k--) {
-			int64_t c = rest % r->type.shape[k];
+			src += rest % r->type.shape[k] * stride[perm >> 2 * k & 3];
 			rest /= r->type.shape[k];
-			src += c * stride[op->iattr[0] >> 2 * k & 3];
 		}
 		r->d[i] = a->d[src];
 	}
@@ -843,7 +836,7 @@ static void exec_reshape(Interp *it, Op *op)
 	Tile *r = def(it, op->res[0], op->loc);
 	Tile *a = arg(it, op, 0, r->n);
 	for (int64_t i = 0; i < r->n; i++)
-		r->d[i] = a->d[a->n == 1 ? 0 : i];
+		r->d[i] = AT(a, i);
 }
 
 static void exec_join(Interp *it, Op *op)
@@ -851,8 +844,8 @@ static void exec_join(Interp *it, Op *op)
 	Tile *r = def(it, op->res[0], op->loc);
 	Tile *a = arg(it, op, 0, r->n / 2), *b = arg(it, op, 1, r->n / 2);
 	for (int64_t i = 0; i < r->n / 2; i++) {
-		r->d[2 * i] = a->d[a->n == 1 ? 0 : i];
-		r->d[2 * i + 1] = b->d[b->n == 1 ? 0 : i];
+		r->d[2 * i] = AT(a, i);
+		r->d[2 * i + 1] = AT(b, i);
 	}
 }
 
@@ -1146,9 +1139,9 @@ static void exec_op(Interp *it, Op *op)
 	case OP_NUM_PROGRAMS: exec_info(it, op); break;
 	case OP_EXPAND_DIMS:
 	case OP_BROADCAST: exec_broadcast(it, op); break;
-	case OP_TRANS: exec_trans(it, op); break;
+	case OP_TRANS: permute_tile(it, op, 1); break;
 	case OP_RESHAPE: exec_reshape(it, op); break;
-	case OP_PERMUTE: exec_permute(it, op); break;
+	case OP_PERMUTE: permute_tile(it, op, op->iattr[0]); break;
 	case OP_JOIN: exec_join(it, op); break;
 	case OP_SPLIT: exec_split(it, op); break;
 	case OP_LOAD: exec_load(it, op); break;

@@ -340,22 +340,6 @@ Layout layout_squeeze(const Layout *res, int axis)
 	return s;
 }
 
-/* Transpose a column: (i, j) = i << nb | j  ->  (j, i) = j << mb | i. */
-static uint32_t swap_fields(uint32_t c, int nb, int mb)
-{
-	return (c & ((1u << nb) - 1)) << mb | c >> nb;
-}
-
-Layout layout_trans(const Layout *l)
-{
-	if (l->rank != 2)
-		die("transposing a rank-%d layout", l->rank);
-	Layout t = *l;
-	t.shape[0] = l->shape[1];
-	t.shape[1] = l->shape[0];
-	map_cols(&t, swap_fields, field_bits(l, 1), field_bits(l, 0));
-	return t;
-}
 
 /* A flat index of l's shape as the flat index of r, whose axis i is l's axis perm_i. */
 static uint32_t permute_col(const Layout *l, const Layout *r, int64_t perm, uint32_t c)
@@ -381,6 +365,13 @@ Layout layout_permute(const Layout *l, int64_t perm)
 	for (int i = 0; i < l->nwarp; i++)
 		r.warp[i] = permute_col(l, &r, perm, l->warp[i]);
 	return r;
+}
+
+Layout layout_trans(const Layout *l)
+{
+	if (l->rank != 2)
+		die("transposing a rank-%d layout", l->rank);
+	return layout_permute(l, 1); /* axis 0 is l's axis 1, axis 1 its axis 0 */
 }
 
 int64_t permute_inverse(int64_t perm, int rank)

@@ -148,6 +148,7 @@ LLVMValueRef cg_i32c(Cg *c, int64_t x);
 LLVMValueRef cg_call(Cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
 LLVMValueRef cg_nv(Cg *c, NvName id, LLVMTypeRef ret, LLVMValueRef *args, int n);
 LLVMValueRef cg_pack_half2(Cg *c, LLVMValueRef lo, LLVMValueRef hi);
+LLVMTypeRef cg_widened_from(LLVMValueRef x);  /* the type an fpext x widened, or NULL */
 LLVMValueRef cg_asm(Cg *c, const char *text, const char *cons, LLVMTypeRef ret,
                     LLVMValueRef *args, int n, bool side_effect);
 void cg_barrier(Cg *c);

@@ -43,6 +43,13 @@ static uint32_t part_reg(uint32_t i, int k)
 	return (i >> 1 & ~low) | (i & low);
 }
 
+/* The joined tile's register of part `side`'s register i: part_reg's inverse. */
+static uint32_t whole_reg(uint32_t i, int k, uint32_t side)
+{
+	uint32_t low = (1u << k) - 1;
+	return (i & ~low) << 1 | side << k | (i & low);
+}
+
 void cg_join(Cg *c, Op *op)
 {
 	ValId res = op->res[0];
@@ -63,10 +70,8 @@ void cg_split(Cg *c, Op *op)
 	if (k < 0 || cg_nregs(c, src) != 2 * cg_nregs(c, res))
 		die("codegen: split of %%%d whose last axis is not in registers", src);
 	LLVMValueRef *r = cg_new_regs(c, res);
-	uint32_t low = (1u << k) - 1;
 	for (uint32_t i = 0; i < (uint32_t)cg_nregs(c, res); i++)
-		r[i] = c->regs[src][(i & ~low) << 1 | (uint32_t)op->iattr[0] << k | (i & low)];
-	/* (the inverse of part_reg) */
+		r[i] = c->regs[src][whole_reg(i, k, (uint32_t)op->iattr[0])];
 }
 
 /*

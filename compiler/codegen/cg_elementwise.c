@@ -223,14 +223,6 @@ static LLVMValueRef compare(Cg *c, CmpPred p, ElemKind e, LLVMValueRef a, LLVMVa
 	return LLVMBuildICmp(c->b, (e == TY_I1 || e == TY_PTR) ? up[p] : sp[p], a, b, "");
 }
 
-static bool widened_from_16(LLVMValueRef a, LLVMTypeRef *t)
-{
-	if (!LLVMIsAInstruction(a) || LLVMGetInstructionOpcode(a) != LLVMFPExt)
-		return false;
-	*t = LLVMTypeOf(LLVMGetOperand(a, 0));
-	return LLVMGetTypeKind(*t) == LLVMHalfTypeKind || LLVMGetTypeKind(*t) == LLVMBFloatTypeKind;
-}
-
 /*
  * x (f32 or f64) about to be rounded to the 16-bit type t, behind an
  * opaque move where LLVM 19's instcombine would narrow its op wrongly: it
@@ -250,9 +242,9 @@ static LLVMValueRef guard_rounding(Cg *c, LLVMValueRef x, LLVMTypeRef t)
 		return x;
 	bool hide = false;
 	for (int i = 0; i < 2; i++) {
-		LLVMTypeRef s;
-		if (widened_from_16(LLVMGetOperand(x, (unsigned)i), &s) && (s != t || o == LLVMFRem))
-			hide = true;
+		LLVMTypeRef s = cg_widened_from(LLVMGetOperand(x, (unsigned)i));
+		bool half = s && (LLVMGetTypeKind(s) == LLVMHalfTypeKind || LLVMGetTypeKind(s) == LLVMBFloatTypeKind);
+		hide |= half && (s != t || o == LLVMFRem);
 	}
 	if (!hide)
 		return x;
@@ -361,15 +353,18 @@ static LLVMValueRef one_register(Cg *c, Op *op, int r)
 	return cg_binary(c, op->code, e, a, c->regs[op->opnds[1]][r]);
 }
 
-/* The op after op in its block that takes the other of sin and cos of op's operand, or NULL. */
+/* The op after op in its block that takes the other of sin and cos of op's operand, in op's layout, or NULL. */
 static Op *sin_cos_partner(Cg *c, Op *op)
 {
 	if (op->code != OP_SIN && op->code != OP_COS)
 		return NULL;
 	Opcode other = op->code == OP_SIN ? OP_COS : OP_SIN;
-	for (Op *o = op->next; o; o = o->next)
-		if (o->code == other && o->opnds[0] == op->opnds[0] && !c->regs[o->res[0]])
-			return cg_nregs(c, o->res[0]) == cg_nregs(c, op->res[0]) ? o : NULL;
+	for (Op *o = op->next; o; o = o->next) {
+		if (o->code != other || o->opnds[0] != op->opnds[0] || c->regs[o->res[0]])
+			continue;
+		const Layout *a = cg_layout(c, op->res[0]), *b = cg_layout(c, o->res[0]);
+		return a == b || (a && b && layout_eq(a, b)) ? o : NULL;
+	}
 	return NULL;
 }
 
@@ -403,8 +398,7 @@ void cg_elementwise(Cg *c, Op *op)
 	if ((op->code == OP_SIN || op->code == OP_COS) && c->regs[v])
 		return; /* sin_and_cos made it */
 	Op *partner = sin_cos_partner(c, op);
-	const Layout *lv = cg_layout(c, v), *lw = partner ? cg_layout(c, partner->res[0]) : NULL;
-	if (partner && (lv == lw || (lv && lw && layout_eq(lv, lw)))) {
+	if (partner) {
 		sin_and_cos(c, op, partner);
 		return;
 	}

@@ -491,10 +491,11 @@ LLVMValueRef cg_nv(Cg *c, NvName id, LLVMTypeRef ret, LLVMValueRef *args, int n)
 	return cg_call(c, nv_names[id], ret, args, n);
 }
 
-static bool widened_from(LLVMValueRef x, LLVMTypeRef t)
+LLVMTypeRef cg_widened_from(LLVMValueRef x)
 {
-	return LLVMIsAInstruction(x) && LLVMGetInstructionOpcode(x) == LLVMFPExt &&
-	       LLVMTypeOf(LLVMGetOperand(x, 0)) == t;
+	if (!LLVMIsAInstruction(x) || LLVMGetInstructionOpcode(x) != LLVMFPExt)
+		return NULL;
+	return LLVMTypeOf(LLVMGetOperand(x, 0));
 }
 
 /*
@@ -515,8 +516,8 @@ static LLVMValueRef rounded_from_f32(Cg *c, LLVMValueRef x)
 	if (LLVMIsAInstruction(s)) {
 		LLVMOpcode o = LLVMGetInstructionOpcode(s);
 		LLVMTypeRef t = LLVMTypeOf(x);
-		if ((o == LLVMFAdd || o == LLVMFSub || o == LLVMFMul) && widened_from(LLVMGetOperand(s, 0), t) &&
-		    widened_from(LLVMGetOperand(s, 1), t))
+		if ((o == LLVMFAdd || o == LLVMFSub || o == LLVMFMul) && cg_widened_from(LLVMGetOperand(s, 0)) == t &&
+		    cg_widened_from(LLVMGetOperand(s, 1)) == t)
 			return NULL;
 	}
 	return s;
@@ -698,6 +699,23 @@ static bool phi_in_words(Cg *c, ValId phi_v, ValId in_v)
 	return c->words[in_v] || halves(c, phi_v);
 }
 
+/* v's phis in the current block: word phis, or one per register */
+static void phis_as(Cg *c, ValId v, bool words)
+{
+	if (words)
+		word_phis(c, v);
+	else
+		phis_for(c, v);
+}
+
+/* After a block's phis: the registers of those that are words. */
+static void unpack_phis(Cg *c, const ValId *vs, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (c->words[vs[i]])
+			cg_unpack_words(c, vs[i]);
+}
+
 /*
  * The values that reach a word phi get their words where they are made
  * (emit_block), not at the end of the phi's predecessor: an if after a
@@ -776,15 +794,10 @@ static void emit_for(Cg *c, Op *op)
 	LLVMValueRef *iv = phis_for(c, body->args[0]);
 	LLVMAddIncoming(iv[0], &lo, &pre, 1);
 	for (int i = 1; i < body->nargs; i++) {
-		if (phi_in_words(c, body->args[i], op->opnds[2 + i]))
-			word_phis(c, body->args[i]);
-		else
-			phis_for(c, body->args[i]);
+		phis_as(c, body->args[i], phi_in_words(c, body->args[i], op->opnds[2 + i]));
 		add_incoming(c, body->args[i], op->opnds[2 + i], pre);
 	}
-	for (int i = 1; i < body->nargs; i++)
-		if (c->words[body->args[i]])
-			cg_unpack_words(c, body->args[i]);
+	unpack_phis(c, body->args + 1, body->nargs - 1);
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, iv[0], hi, ""), bbody, exit);
 
 	/*
@@ -835,15 +848,10 @@ static void emit_do_while(Cg *c, Op *op)
 	LLVMBuildBr(c->b, bbody);
 	LLVMPositionBuilderAtEnd(c->b, bbody);
 	for (int i = 0; i < body->nargs; i++) {
-		if (phi_in_words(c, body->args[i], op->opnds[i]))
-			word_phis(c, body->args[i]);
-		else
-			phis_for(c, body->args[i]);
+		phis_as(c, body->args[i], phi_in_words(c, body->args[i], op->opnds[i]));
 		add_incoming(c, body->args[i], op->opnds[i], pre);
 	}
-	for (int i = 0; i < body->nargs; i++)
-		if (c->words[body->args[i]])
-			cg_unpack_words(c, body->args[i]);
+	unpack_phis(c, body->args, body->nargs);
 	/* the body is entered from its own end too; the exit only from there */
 	if (block_uses_smem(body))
 		c->since_bar.all = true;
@@ -893,16 +901,12 @@ static void emit_if(Cg *c, Op *op)
 	for (int i = 0; i < op->nres; i++) {
 		if (!ys[0] || !ys[1])
 			die("codegen: if with results lacks a branch");
-		if (phi_in_words(c, op->res[i], ys[0]->opnds[i]) || phi_in_words(c, op->res[i], ys[1]->opnds[i]))
-			word_phis(c, op->res[i]);
-		else
-			phis_for(c, op->res[i]);
+		phis_as(c, op->res[i], phi_in_words(c, op->res[i], ys[0]->opnds[i]) ||
+		                       phi_in_words(c, op->res[i], ys[1]->opnds[i]));
 		add_incoming(c, op->res[i], ys[0]->opnds[i], ends[0]);
 		add_incoming(c, op->res[i], ys[1]->opnds[i], ends[1]);
 	}
-	for (int i = 0; i < op->nres; i++)
-		if (c->words[op->res[i]])
-			cg_unpack_words(c, op->res[i]);
+	unpack_phis(c, op->res, op->nres);
 }
 
 /*
@@ -974,9 +978,10 @@ static void emit_block(Cg *c, Block *bl)
 			ValId r = op->res[i];
 			if (!c->to_words[r] || c->words[r] || !c->regs[r])
 				continue;
-			c->words[r] = NEWN(c->f->arena, LLVMValueRef, cg_nregs(c, r) / 2);
+			LLVMValueRef *w = NEWN(c->f->arena, LLVMValueRef, cg_nregs(c, r) / 2);
 			for (int p = 0; p < cg_nregs(c, r) / 2; p++)
-				c->words[r][p] = cg_pack_half2(c, c->regs[r][2 * p], c->regs[r][2 * p + 1]);
+				w[p] = cg_word(c, r, (uint32_t)p);
+			c->words[r] = w;
 			cg_unpack_words(c, r);
 		}
 	}
