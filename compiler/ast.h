@@ -25,6 +25,7 @@ typedef enum NodeKind {
 	ND_CALL,   /* name(args...) ; args may carry `argname` for keyword args */
 	ND_INDEX,  /* lhs[args...] where args are ND_SLICE / ND_NONE */
 	ND_LIST,   /* [a, b, ...]: a shape */
+	ND_TUPLE,  /* (a, b, ...): the several inputs of reduce or associative_scan */
 	/* statements */
 	ND_LET,    /* let name = lhs ; */
 	ND_VAR,    /* var name = lhs ; */
@@ -57,7 +58,7 @@ struct Node {
 	double fval;
 	TypeSpec ty;       /* ND_TYPE */
 	Node *lhs, *rhs;
-	Node **args;       /* ND_CALL, ND_INDEX, ND_LIST, ND_FOR (range arguments) */
+	Node **args;       /* ND_CALL, ND_INDEX, ND_LIST, ND_TUPLE, ND_FOR (range arguments) */
 	int nargs;
 	Node **stmts;      /* ND_BLOCK */
 	int nstmts;

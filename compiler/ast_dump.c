@@ -128,6 +128,7 @@ static void put_expr(StrBuf *out, const Node *n)
 	case ND_CALL: sb_printf(out, "(call %s", n->name); break;
 	case ND_INDEX: sb_puts(out, "(index "); put_expr(out, n->lhs); break;
 	case ND_LIST: sb_puts(out, "(list"); break;
+	case ND_TUPLE: sb_puts(out, "(tuple"); break;
 	default: die("put_expr: node kind %d is not an expression", n->kind);
 	}
 	put_args(out, n->args, n->nargs);

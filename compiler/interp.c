@@ -973,6 +973,88 @@ static void exec_cumsum(Interp *it, Op *op)
 		}
 }
 
+static Op *exec_block(Interp *it, Block *b);
+
+/*
+ * reduce and scan with a combine region (ops.def): x[0..k) := x combine y,
+ * by running the region on scalars (its arguments x..., then y...).
+ */
+static void combine(Interp *it, Op *op, Elt *x, const Elt *y)
+{
+	Block *body = op->blocks[0];
+	int k = op->nopnds;
+	for (int i = 0; i < 2 * k; i++)
+		def(it, body->args[i], op->loc)->d[0] = i < k ? x[i] : y[i - k];
+	Op *yl = exec_block(it, body);
+	if (!yl || yl->nopnds != k)
+		fail(it, op->loc, "malformed IR: a %s region yields %d values, not %d", op_info[op->code].text,
+		     yl ? yl->nopnds : 0, k);
+	for (int i = 0; i < k; i++)
+		x[i] = it->tiles[yl->opnds[i]].d[0];
+}
+
+/*
+ * reduce: each row in the pairwise tree of the built-in reductions
+ * (reduce_row), the earlier element on the left; scan: in the GPU's
+ * butterfly (cg_scan.c), as exec_cumsum, each block's partial combined
+ * with the earlier block's on its left (from the end: the later block's).
+ */
+static void exec_combine(Interp *it, Op *op)
+{
+	int k = op->nopnds;
+	bool scan = op->code == OP_SCAN, rev = op->iattr[1] != 0;
+	Tile *a[16], *r[16];
+	if (op->nblocks != 1 || k < 1 || k > 16 || op->nres != k)
+		fail(it, op->loc, "malformed IR: %s", op_info[op->code].text);
+	for (int i = 0; i < k; i++) {
+		a[i] = arg(it, op, i, -1);
+		r[i] = def(it, op->res[i], op->loc);
+	}
+	int64_t outer, inner, len = axis_split(it, op, a[0], &outer, &inner);
+	for (int i = 0; i < k; i++)
+		if (a[i]->n != a[0]->n || r[i]->n != (scan ? a[0]->n : outer * inner))
+			fail(it, op->loc, "malformed IR: %s operand or result %d has the wrong shape", op_info[op->code].text, i);
+	if (!is_pow2(len))
+		fail(it, op->loc, "malformed IR: %s over %lld elements, not a power of two", op_info[op->code].text,
+		     (long long)len);
+	/* per position p: t[p*k ..] the running value, tot the block's, part the partner block's */
+	Elt *t = scratch(it, 3 * len * k, op->loc), *tot = t + len * k, *part = tot + len * k;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t in = 0; in < inner; in++) {
+			for (int64_t p = 0; p < len; p++)
+				for (int i = 0; i < k; i++)
+					t[p * k + i] = tot[p * k + i] = a[i]->d[(o * len + p) * inner + in];
+			if (!scan) {
+				for (int64_t w = len / 2; w >= 1; w /= 2)
+					for (int64_t j = 0; j < w; j++)
+						combine(it, op, t + j * k, t + (j + w) * k);
+				for (int i = 0; i < k; i++)
+					r[i]->d[o * inner + in] = t[i];
+				continue;
+			}
+			for (int64_t b = 1; b < len; b *= 2) {
+				memcpy(part, tot, sizeof(Elt) * (size_t)(len * k));
+				for (int64_t p = 0; p < len; p++) {
+					const Elt *q = part + (p ^ b) * k;
+					bool upper = (p & b) != 0, later = upper != rev; /* this block comes after its partner */
+					if (later) {
+						Elt x[16];
+						memcpy(x, q, sizeof(Elt) * (size_t)k);
+						combine(it, op, x, t + p * k);
+						memcpy(t + p * k, x, sizeof(Elt) * (size_t)k);
+					}
+					Elt lo[16];
+					memcpy(lo, later ? q : part + p * k, sizeof(Elt) * (size_t)k);
+					combine(it, op, lo, later ? part + p * k : q);
+					memcpy(tot + p * k, lo, sizeof(Elt) * (size_t)k);
+				}
+			}
+			for (int64_t p = 0; p < len; p++)
+				for (int i = 0; i < k; i++)
+					r[i]->d[(o * len + p) * inner + in] = t[p * k + i];
+		}
+}
+
 /* one element of a float dot: products and sums in f32 (f64 for f64 inputs), k ascending, no FMA
  * (the build's -std=c11 sets -ffp-contract=off, so GCC does not fuse p into s) */
 static double dot_float(int e, const Elt *a, const Elt *b, int64_t n, int64_t k, double acc)
@@ -1154,6 +1236,8 @@ static void exec_op(Interp *it, Op *op)
 	case OP_ARGMAX:
 	case OP_ARGMIN: exec_reduce(it, op); break;
 	case OP_CUMSUM: exec_cumsum(it, op); break;
+	case OP_REDUCE:
+	case OP_SCAN: exec_combine(it, op); break;
 	case OP_DOT: exec_dot(it, op); break;
 	case OP_FOR: exec_for(it, op); break;
 	case OP_IF: exec_if(it, op); break;

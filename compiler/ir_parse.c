@@ -395,8 +395,16 @@ static void head(Parser *p, OpText *o)
 		expect(p, "=");
 		o->iattr[0] = integer(p);
 	}
-	if (o->code == OP_CUMSUM && same_line(p) && accept(p, "reverse"))
+	if ((o->code == OP_CUMSUM || o->code == OP_SCAN) && same_line(p) && accept(p, "reverse"))
 		o->iattr[1] = 1;
+	if ((o->code == OP_REDUCE || o->code == OP_SCAN) && same_line(p) && accept(p, "combine")) {
+		/* the region's arguments: an earlier partial, then a later one */
+		expect(p, "(");
+		do
+			for_arg(p, o);
+		while (accept(p, ","));
+		expect(p, ")");
+	}
 	if (o->code == OP_DOT && same_line(p) && accept(p, "async"))
 		o->iattr[1] = DOT_ASYNC;
 	else if (o->code == OP_DOT && same_line(p) && accept(p, "issue"))
@@ -547,9 +555,14 @@ static void regions(Parser *p, Op *op, OpText *o)
 {
 	Func *f = p->f;
 	Type at[64 + 1];
-	int n = op->code == OP_FOR || op->code == OP_DO_WHILE ? o->nargs : 0;
+	bool combine = op->code == OP_REDUCE || op->code == OP_SCAN;
+	int n = op->code == OP_FOR || op->code == OP_DO_WHILE || combine ? o->nargs : 0;
+	if (combine && n != 2 * o->nopnds)
+		error_at(p->d, o->loc, "%s of %d operands combines %d arguments, got %d", op_info[op->code].text,
+			 o->nopnds, 2 * o->nopnds, n);
 	for (int i = 0; i < n; i++)
-		at[i] = vtype(f, op->opnds[op->code == OP_DO_WHILE ? i : i == 0 ? 0 : i + 2]);
+		at[i] = combine ? type_scalar(vtype(f, op->opnds[i % o->nopnds]).elem)
+		                : vtype(f, op->opnds[op->code == OP_DO_WHILE ? i : i == 0 ? 0 : i + 2]);
 	if ((op->code == OP_FOR && o->nargs != o->nopnds - 2) || (op->code == OP_DO_WHILE && o->nargs != o->nopnds))
 		die("loop head arguments out of step");
 	op->blocks[0] = ir_new_block(f, n, at);

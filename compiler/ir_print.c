@@ -227,10 +227,16 @@ static void print_head(Printer *p, Op *op)
 			sb_printf(out, "%s%lld", i ? ", " : " dims=[", (long long)(op->iattr[0] >> 2 * i & 3));
 		sb_puts(out, "]");
 	}
-	if (op->code == OP_EXPAND_DIMS || op_has(op->code, F_REDUCE) || op->code == OP_CUMSUM)
+	bool combine = op->code == OP_REDUCE || op->code == OP_SCAN;
+	if (op->code == OP_EXPAND_DIMS || op_has(op->code, F_REDUCE) || op->code == OP_CUMSUM || combine)
 		sb_printf(out, " axis=%lld", (long long)op->iattr[0]);
-	if (op->code == OP_CUMSUM && op->iattr[1])
+	if ((op->code == OP_CUMSUM || op->code == OP_SCAN) && op->iattr[1])
 		sb_puts(out, " reverse");
+	if (combine && op->nblocks == 1) {
+		sb_puts(out, " combine(");
+		print_vals(p, op->blocks[0]->args, op->blocks[0]->nargs);
+		sb_puts(out, ")");
+	}
 	if (op->code == OP_DOT && op->iattr[0])
 		sb_puts(out, " tf32");
 	if (op->code == OP_DOT && op->iattr[1])

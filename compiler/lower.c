@@ -76,6 +76,7 @@ static void stmt(L *l, Node *n);
 static void block_stmts(L *l, Node *n);
 static void if_stmt(L *l, Node *n);
 static int values_of(L *l, Node *e, Rv *out);
+static int combine_call(L *l, Node *call, bool scan, Rv *out);
 
 /* ---- small helpers ---- */
 
@@ -1175,19 +1176,27 @@ enum { MAX_INLINED = 10000, MAX_RESULTS = 16 };
  * Triton @jit function called from a kernel.  The call's values, in out[],
  * are those of the fn's final `return a, b, ...;`; it returns how many.
  */
-static int inline_fn(L *l, Node *call, int idx, Rv *out)
+static int inline_body(L *l, int idx, Loc call_loc, Rv *val, Node **given, Rv *out);
+
+/* Whether fn idx may be inlined at loc: no recursion, nor too deep or too many. */
+static void check_inlining(L *l, int idx, Loc loc)
 {
 	const Kernel *fn = l->p->fns[idx];
 	int depth = 0;
 	for (Call *c = l->calls; c; c = c->up, depth++)
 		if (c->fn == fn)
-			error_at(l->d, call->loc, "fn '%s' calls itself%s; an fn is inlined, so it cannot recurse",
+			error_at(l->d, loc, "fn '%s' calls itself%s; an fn is inlined, so it cannot recurse",
 				 fn->name, c == l->calls ? "" : " through other fns");
 	if (depth >= MAX_NESTING)
-		error_at(l->d, call->loc, "fn calls nest more than %d deep", MAX_NESTING);
+		error_at(l->d, loc, "fn calls nest more than %d deep", MAX_NESTING);
 	if (++l->ninlined > MAX_INLINED)
-		error_at(l->d, call->loc, "more than %d fn calls to inline in kernel '%s'", MAX_INLINED, l->k->name);
+		error_at(l->d, loc, "more than %d fn calls to inline in kernel '%s'", MAX_INLINED, l->k->name);
+}
 
+static int inline_fn(L *l, Node *call, int idx, Rv *out)
+{
+	const Kernel *fn = l->p->fns[idx];
+	check_inlining(l, idx, call->loc);
 	int np = fn->nparams, npos = 0;
 	int *slot = NEWN(l->a, int, call->nargs + 1);
 	Node **given = NEWN(l->a, Node *, np + 1);
@@ -1214,19 +1223,29 @@ static int inline_fn(L *l, Node *call, int idx, Rv *out)
 	Rv *val = NEWN(l->a, Rv, np + 1);
 	for (int i = 0; i < call->nargs; i++) /* in the order written */
 		val[slot[i]] = expr(l, call->args[i]);
+	return inline_body(l, idx, call->loc, val, given, out);
+}
 
+/*
+ * The body of fn idx, inlined for a call at call_loc: val[j] is parameter
+ * j's value where given[j] is set (given NULL: all are), else its default's.
+ */
+static int inline_body(L *l, int idx, Loc call_loc, Rv *val, Node **given, Rv *out)
+{
+	const Kernel *fn = l->p->fns[idx];
+	int np = fn->nparams;
 	Scope *scope = l->scope;
 	Call c = {fn, l->calls};
 	/* in the function's arena: the ops' locations point at it (loc.in) */
 	DiagFrame *frame = NEW(l->f->arena, DiagFrame);
-	*frame = (DiagFrame){fn->name, call->loc, l->d->frames};
+	*frame = (DiagFrame){fn->name, call_loc, l->d->frames};
 	l->scope = NULL;
 	l->calls = &c;
 	l->d->frames = frame;
 	l->f->inlining = frame;
 	push_scope(l);
 	for (int j = 0; j < np; j++) /* defaults see no names, as Python's */
-		if (!given[j])
+		if (given && !given[j])
 			val[j] = expr(l, fn->params[j].defval);
 	for (int j = 0; j < np; j++) {
 		Binding *b = bind(l, fn->params[j].name, val[j].v, fn->params[j].loc, false);
@@ -1267,7 +1286,8 @@ static int fn_index(L *l, const char *name)
 static bool multi_valued(L *l, Node *e)
 {
 	return e->kind == ND_CALL && (fn_index(l, e->name) >= 0 || !strcmp(e->name, "randint4x") ||
-				      !strcmp(e->name, "split"));
+				      !strcmp(e->name, "split") || !strcmp(e->name, "reduce") ||
+				      !strcmp(e->name, "associative_scan"));
 }
 
 /* The values of e into out[], and how many: a multi_valued call's, else e's one. */
@@ -1280,6 +1300,8 @@ static int values_of(L *l, Node *e, Rv *out)
 	int idx = fn_index(l, e->name);
 	if (idx >= 0)
 		return inline_fn(l, e, idx, out);
+	if (!strcmp(e->name, "reduce") || !strcmp(e->name, "associative_scan"))
+		return combine_call(l, e, e->name[0] == 'a', out);
 	return !strcmp(e->name, "split") ? split(l, e, out) : random_call(l, e, RAND_INT4, out);
 }
 
@@ -1294,6 +1316,130 @@ static Rv fn_call(L *l, Node *call, int idx)
 	return r[0];
 }
 
+/*
+ * A combine_fn's region may hold only scalar, pure, straight-line ops: it
+ * runs wherever two partials meet (in registers, after a shuffle, after
+ * shared memory), any number of times.
+ */
+static void check_combine_ops(L *l, Block *b, const char *fname)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		if (op->code == OP_YIELD)
+			continue;
+		if (op->nblocks)
+			error_at(l->d, op->loc, "combine_fn '%s' must be straight-line code (no if, for or while; "
+				 "choose with where)", fname);
+		if (!op_has(op->code, F_PURE) || op->code == OP_LOAD)
+			error_at(l->d, op->loc, "combine_fn '%s' cannot read or write memory", fname);
+		for (int i = 0; i < op->nres; i++)
+			if (vtype(l->f, op->res[i]).rank)
+				error_at(l->d, op->loc, "combine_fn '%s' works on scalars, but this makes %s", fname,
+					 tstr(l, vtype(l->f, op->res[i])));
+	}
+}
+
+/*
+ * reduce(input, axis, combine_fn) and associative_scan(input, axis,
+ * combine_fn, reverse = false), as Triton's tl.reduce and
+ * tl.associative_scan: input is a tile or a tuple (a, b, ...) of k values
+ * broadcast to one shape; combine_fn names an fn of 2k parameters, called
+ * on scalars, an earlier partial (k values) and a later one, and returning
+ * their combination (k values of the inputs' element types).  The fn is
+ * inlined once, into the op's region (ops.def).  out[] gets the k results.
+ */
+static int combine_call(L *l, Node *call, bool scan, Rv *out)
+{
+	static const char *const rn[] = {"input", "axis", "combine_fn", NULL};
+	static const char *const sn[] = {"input", "axis", "combine_fn", "reverse", NULL};
+	Args a = args_of(l, call, scan ? sn : rn, 3);
+	Node *in = a.a[0];
+	Node **items = in->kind == ND_TUPLE ? in->args : &in;
+	int k = in->kind == ND_TUPLE ? in->nargs : 1;
+	if (k > MAX_RESULTS)
+		error_at(l->d, in->loc, "'%s' combines at most %d values, got %d", call->name, MAX_RESULTS, k);
+	ValId v[MAX_RESULTS];
+	Type shape = type_scalar(TY_I32);
+	for (int i = 0; i < k; i++) {
+		Rv x = expr(l, items[i]);
+		Type t = ty(l, x.v);
+		if (t.elem == TY_PTR)
+			error_at(l->d, items[i]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
+		if (!broadcast_shape(shape, t, &shape))
+			error_at(l->d, items[i]->loc, "'%s': this %s does not broadcast with the inputs before it (%s)",
+				 call->name, tstr(l, t), shape_str(l, shape));
+		v[i] = x.v;
+	}
+	if (shape.rank == 0)
+		error_at(l->d, in->loc, "'%s' needs a tensor, got %s", call->name, k > 1 ? "scalars" : "a scalar");
+	int ax = axis_arg(l, a.a[1], shape);
+	int64_t rev = scan && a.a[3] ? const_arg(l, a.a[3], "reverse must be a compile-time constant", false) : 0;
+	Node *fnn = a.a[2];
+	int idx = fnn->kind == ND_NAME ? fn_index(l, fnn->name) : -1;
+	if (idx < 0)
+		error_at(l->d, fnn->loc, "'%s' needs the name of an fn as its combine_fn (as in %s(x, 0, add) with "
+			 "'fn add(a, b) { return a + b; }')", call->name, call->name);
+	const Kernel *fn = l->p->fns[idx];
+	int required = 0;
+	for (int j = 0; j < fn->nparams; j++)
+		required += fn->params[j].defval == NULL;
+	if (fn->nparams < 2 * k || required > 2 * k)
+		error_at(l->d, fnn->loc, "combine_fn '%s' takes %d parameter%s; combining %d value%s takes %d: the %d of "
+			 "an earlier partial, then the %d of a later one", fn->name, fn->nparams,
+			 fn->nparams == 1 ? "" : "s", k, k == 1 ? "" : "s", 2 * k, k, k);
+
+	Type at[2 * MAX_RESULTS], rt[MAX_RESULTS];
+	for (int i = 0; i < k; i++) {
+		v[i] = broadcast_to(l, v[i], shape);
+		at[i] = at[k + i] = type_scalar(ty(l, v[i]).elem);
+		rt[i] = type_with_elem(shape, at[i].elem);
+		if (!scan) {
+			memmove(rt[i].shape + ax, rt[i].shape + ax + 1, sizeof(int32_t) * (rt[i].rank - ax - 1));
+			rt[i].rank--;
+		}
+	}
+	Block *body = ir_new_block(l->f, 2 * k, at);
+	Op *op = ir_new_op(l->f, scan ? OP_SCAN : OP_REDUCE, v, k, rt, k, call->loc);
+	op->iattr[0] = ax;
+	op->iattr[1] = rev != 0;
+	op->blocks[0] = body;
+	op->nblocks = 1;
+	body->parent = op;
+
+	Builder saved = l->b;
+	l->b.at = body;
+	l->b.before = NULL;
+	check_inlining(l, idx, fnn->loc);
+	/* the first 2k parameters take the partials; any others their defaults */
+	Rv *vals = NEWN(l->a, Rv, fn->nparams), res[MAX_RESULTS];
+	Node **given = NEWN(l->a, Node *, fn->nparams);
+	for (int j = 0; j < 2 * k; j++) {
+		vals[j] = (Rv){body->args[j], false};
+		given[j] = fnn;
+	}
+	int nr = inline_body(l, idx, fnn->loc, vals, given, res);
+	if (nr != k)
+		error_at(l->d, fnn->loc, "combine_fn '%s' returns %d value%s; combining %d takes %d", fn->name, nr,
+			 nr == 1 ? "" : "s", k, k);
+	ValId y[MAX_RESULTS];
+	for (int i = 0; i < k; i++) {
+		Type t = ty(l, res[i].v);
+		if (t.rank)
+			error_at(l->d, fnn->loc, "combine_fn '%s' returns %s as value %d; it works on scalars", fn->name,
+				 tstr(l, t), i + 1);
+		if (t.elem != at[i].elem && !res[i].weak)
+			error_at(l->d, fnn->loc, "combine_fn '%s' returns %s as value %d, for an input of %s; it returns "
+				 "the inputs' types (cast it)", fn->name, tstr(l, t), i + 1, tstr(l, at[i]));
+		y[i] = cast_to(l, res[i].v, at[i].elem);
+	}
+	ir_append(body, ir_new_op(l->f, OP_YIELD, y, k, NULL, 0, call->loc));
+	check_combine_ops(l, body, fn->name);
+	l->b = saved;
+	b_place(&l->b, op);
+	for (int i = 0; i < k; i++)
+		out[i] = (Rv){op->res[i], false};
+	return k;
+}
+
 /* Every name call() takes, and the type names: an fn may not take one. */
 static bool reserved_name(const char *s)
 {
@@ -1301,7 +1447,7 @@ static bool reserved_name(const char *s)
 		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "dot", "sum", "max", "min",
 		"argmax", "argmin", "cumsum", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
 		"cdiv", "trans", "permute", "reshape", "join", "split", "interleave", "rand", "randn", "randint",
-		"randint4x", "range", "inf", "nan", "atomic_cas",
+		"randint4x", "range", "inf", "nan", "atomic_cas", "reduce", "associative_scan",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(s, names[i]))
@@ -1414,6 +1560,13 @@ static Rv call(L *l, Node *n)
 		return reduce(l, n, OP_ARGMIN);
 	if (!strcmp(f, "cumsum"))
 		return cumsum(l, n);
+	if (!strcmp(f, "reduce") || !strcmp(f, "associative_scan")) {
+		Rv r[MAX_RESULTS];
+		if (combine_call(l, n, f[0] == 'a', r) > 1)
+			error_at(l->d, n->loc, "'%s' of a tuple gives one value per input; take them with "
+				 "'let a, b = %s(...);'", f, f);
+		return r[0];
+	}
 	for (size_t i = 0; i < sizeof math / sizeof math[0]; i++)
 		if (!strcmp(f, math[i].name))
 			return unary_math(l, n, math[i].op);
@@ -1562,6 +1715,8 @@ static Rv eval(L *l, Node *n)
 	case ND_INDEX: r = index_expr(l, n); break;
 	case ND_TYPE: error_at(l->d, n->loc, "a type is not a value here");
 	case ND_LIST: error_at(l->d, n->loc, "a shape list is only valid as the shape argument of zeros or full");
+	case ND_TUPLE: error_at(l->d, n->loc, "a tuple (a, b, ...) is only valid as the input of reduce or "
+				"associative_scan");
 	case ND_NONE:
 	case ND_SLICE: error_at(l->d, n->loc, "'%s' is only valid inside an index", n->kind == ND_NONE ? "None" : ":");
 	default: die("expr kind %d", n->kind);

@@ -226,7 +226,7 @@ static Node *list(P *p)
 }
 
 // primary = INT | FLOAT | "true" | "false" | IDENT | IDENT "(" args? ")"
-//         | "(" expr ")" | "[" expr ("," expr)* "]" | "*" IDENT
+//         | "(" expr ("," expr)* ")" | "[" expr ("," expr)* "]" | "*" IDENT
 static Node *primary(P *p)
 {
 	Token *t = p->tok;
@@ -258,11 +258,23 @@ static Node *primary(P *p)
 		n = new_node(p, ND_NAME, t->loc);
 		n->name = spell(p, t);
 		return n;
-	case TK_LPAREN:
+	case TK_LPAREN: {
 		p->tok++;
 		n = expr(p);
-		expect(p, TK_RPAREN, "to close '('");
-		return n;
+		if (!at(p, TK_COMMA)) {
+			expect(p, TK_RPAREN, "to close '('");
+			return n;
+		}
+		Node *tup = new_node(p, ND_TUPLE, t->loc);
+		int cap = 0;
+		push_node(p, &tup->args, &tup->nargs, &cap, n);
+		while (consume(p, TK_COMMA))
+			push_node(p, &tup->args, &tup->nargs, &cap, expr(p));
+		if (!at(p, TK_RPAREN))
+			expected(p, "',' or ')'", "in tuple");
+		p->tok++;
+		return tup;
+	}
 	case TK_LBRACK:
 		return list(p);
 	case TK_STAR:

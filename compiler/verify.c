@@ -70,6 +70,8 @@ static const char *check_counts(Func *f, Op *op)
 	case OP_IF: lo = hi = 1, nres = op->nres, nblk = op->nres ? 2 : (op->nblocks == 1 ? 1 : 2); break;
 	case OP_DO_WHILE: lo = 0, hi = 1 << 20, nres = op->nopnds, nblk = 1; break;
 	case OP_YIELD: lo = 0, hi = 1 << 20, nres = 0; break;
+	case OP_REDUCE:
+	case OP_SCAN: lo = 1, hi = 16, nres = op->nopnds, nblk = 1; break;
 	default: break;
 	}
 	if (op->nopnds < lo || op->nopnds > hi)
@@ -260,6 +262,32 @@ static const char *check_cumsum(Func *f, Op *op)
 	return op->iattr[1] == 0 || op->iattr[1] == 1 ? NULL : "reverse must be 0 or 1";
 }
 
+/* reduce, scan: k tiles of one shape, the results they make (the region: check_combine_region) */
+static const char *check_combine(Func *f, Op *op)
+{
+	Type a = vtype(f, op->opnds[0]);
+	int64_t ax = op->iattr[0];
+	if (a.rank < 1 || ax < 0 || ax >= a.rank)
+		return arena_printf(f->arena, "axis %lld out of range for rank %d", (long long)ax, a.rank);
+	if (op->iattr[1] != 0 && (op->code == OP_REDUCE || op->iattr[1] != 1))
+		return op->code == OP_REDUCE ? "reduce has no reverse" : "reverse must be 0 or 1";
+	for (int i = 0; i < op->nopnds; i++) {
+		Type t = vtype(f, op->opnds[i]), r = vtype(f, op->res[i]);
+		if (!same_shape(t, a))
+			return arena_printf(f->arena, "operand %d is %s, operand 0 %s: shapes differ", i, tstr(f, t),
+					    tstr(f, a));
+		if (t.elem == TY_PTR || t.elem == TY_VOID)
+			return unsupported(f, op, t.elem);
+		if (op->code == OP_SCAN ? !type_eq(t, r) : r.elem != t.elem || r.rank != a.rank - 1)
+			return arena_printf(f->arena, "result %d is not operand %d's type%s", i, i,
+					    op->code == OP_SCAN ? "" : " without the axis");
+		for (int d = 0, j = 0; op->code == OP_REDUCE && d < a.rank; d++)
+			if (d != ax && a.shape[d] != r.shape[j++])
+				return arena_printf(f->arena, "result %d's shape is not operand %d's without the axis", i, i);
+	}
+	return NULL;
+}
+
 static const char *check_dot(Func *f, Op *op)
 {
 	Type a = vtype(f, op->opnds[0]), b = vtype(f, op->opnds[1]), c = vtype(f, op->opnds[2]);
@@ -328,6 +356,8 @@ static const char *check_op(Func *f, Op *op)
 	case OP_ATOMIC:
 	case OP_ATOMIC_CAS: return check_memory(f, op);
 	case OP_CUMSUM: return check_cumsum(f, op);
+	case OP_REDUCE:
+	case OP_SCAN: return check_combine(f, op);
 	case OP_DOT: return check_dot(f, op);
 	case OP_CONVERT_LAYOUT:
 		return type_eq(vtype(f, op->opnds[0]), vtype(f, op->res[0])) ? NULL : "convert_layout changes the type";
@@ -354,6 +384,12 @@ static bool check_yield(Verifier *v, Op *owner, Block *b)
 			return fail(v, y, arena_printf(f->arena, "a do_while body yields its %d iters and then an i1 "
 						       "scalar condition", owner->nres));
 		n--;
+	} else if ((owner->code == OP_REDUCE || owner->code == OP_SCAN) && n == owner->nres) {
+		for (int i = 0; i < n; i++)
+			if (!type_eq(vtype(f, y->opnds[i]), type_scalar(vtype(f, owner->res[i]).elem)))
+				return fail(v, y, arena_printf(f->arena, "yield operand %d is %s, not a scalar of result %d's "
+							       "element type", i, tstr(f, vtype(f, y->opnds[i])), i));
+		return true;
 	} else if (n != owner->nres) {
 		return fail(v, y, arena_printf(f->arena, "yields %d values, the %s has %d results", n,
 					       op_info[owner->code].text, owner->nres));
@@ -400,8 +436,35 @@ static const char *check_do_while_head(Func *f, Op *op)
 	return NULL;
 }
 
+/* The 2k scalar arguments (an earlier partial, then a later one) and straight-line scalar ops. */
+static const char *check_combine_region(Func *f, Op *op)
+{
+	Block *body = op->blocks[0];
+	int k = op->nopnds;
+	if (body->nargs != 2 * k)
+		return arena_printf(f->arena, "region has %d arguments, expects %d", body->nargs, 2 * k);
+	for (int i = 0; i < 2 * k; i++)
+		if (!type_eq(vtype(f, body->args[i]), type_scalar(vtype(f, op->opnds[i % k]).elem)))
+			return arena_printf(f->arena, "region argument %d is not a scalar of operand %d's element type", i,
+					    i % k);
+	for (Op *q = body->first; q; q = q->next) {
+		if (q->code == OP_YIELD)
+			continue;
+		if (q->nblocks || !op_has(q->code, F_PURE) || q->code == OP_LOAD)
+			return arena_printf(f->arena, "its region holds %s: only pure, straight-line ops may combine",
+					    op_info[q->code].text);
+		for (int i = 0; i < q->nres; i++)
+			if (vtype(f, q->res[i]).rank)
+				return arena_printf(f->arena, "its region makes a tile (%s): it combines scalars",
+						    op_info[q->code].text);
+	}
+	return NULL;
+}
+
 static const char *check_region_head(Func *f, Op *op)
 {
+	if (op->code == OP_REDUCE || op->code == OP_SCAN)
+		return check_combine_region(f, op);
 	if (op->code == OP_FOR)
 		return check_for_head(f, op);
 	if (op->code == OP_DO_WHILE)

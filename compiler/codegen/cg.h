@@ -173,10 +173,10 @@ void cg_elementwise(Cg *c, Op *op);
 LLVMValueRef cg_to_f32(Cg *c, LLVMValueRef v, ElemKind e);
 LLVMValueRef cg_from_f32(Cg *c, LLVMValueRef v, ElemKind e);
 LLVMValueRef cg_binary(Cg *c, Opcode code, ElemKind e, LLVMValueRef a, LLVMValueRef b);
-/* cg_math.c: f32 in, f32 out */
+/* cg_math.c: f32 in, f32 out (cg_fmod: f32 or f64) */
 LLVMValueRef cg_sin_cos(Cg *c, LLVMValueRef x, bool cos);
 void cg_sin_and_cos(Cg *c, LLVMValueRef x, LLVMValueRef *s, LLVMValueRef *co);
-LLVMValueRef cg_fmod(Cg *c, LLVMValueRef x, LLVMValueRef y); /* f32, exact */
+LLVMValueRef cg_fmod(Cg *c, LLVMValueRef x, LLVMValueRef y); /* f32 or f64, exactly C's fmod */
 LLVMValueRef cg_tanh(Cg *c, LLVMValueRef x);
 LLVMValueRef cg_erf(Cg *c, LLVMValueRef x);
 
@@ -190,8 +190,10 @@ void cg_atomic(Cg *c, Op *op);
  * per combination of the axis's warp bits (argmax/argmin: value + i32 index).
  */
 int cg_reduce_smem_bytes(Func *f, Op *op);
-void cg_reduce(Cg *c, Op *op);
-void cg_scan(Cg *c, Op *op);
+void cg_reduce(Cg *c, Op *op);  /* sum ... argmin, and reduce */
+void cg_scan(Cg *c, Op *op);    /* cumsum and scan */
+/* reduce's or scan's region on scalars: out = a combine b, k values each (cg_main.c) */
+void cg_combine(Cg *c, Op *op, const LLVMValueRef *a, const LLVMValueRef *b, LLVMValueRef *out);
 LLVMValueRef cg_shfl_xor(Cg *c, LLVMValueRef v, int lane_mask);
 
 void cg_convert_layout(Cg *c, Op *op);

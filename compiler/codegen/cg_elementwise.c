@@ -172,7 +172,7 @@ static LLVMValueRef float_binary(Cg *c, Opcode code, LLVMValueRef a, LLVMValueRe
 	case OP_SUB: return contract(c, LLVMBuildFSub(c->b, a, b, ""));
 	case OP_MUL: return contract(c, LLVMBuildFMul(c->b, a, b, ""));
 	case OP_DIV: return LLVMBuildFDiv(c->b, a, b, "");
-	case OP_REM: return LLVMTypeOf(a) == c->f32 ? cg_fmod(c, a, b) : LLVMBuildFRem(c->b, a, b, "");
+	case OP_REM: return cg_fmod(c, a, b);
 	case OP_MAX: return intrinsic2(c, "maximum", a, b);
 	case OP_MIN: return intrinsic2(c, "minimum", a, b);
 	default: die("codegen: '%s' on floats", op_info[code].text);
@@ -230,7 +230,7 @@ static LLVMValueRef compare(Cg *c, CmpPred p, ElemKind e, LLVMValueRef a, LLVMVa
  * where that is the *other* 16-bit type, then "casts" with a bitcast (f16
  * bits read as bf16, or bf16 values rounded to f16 before the op, or a
  * failed selection).  Where a, b and t are one type, the narrowing is
- * exact and stays, but for frem, which stays wide (it is rare).  ptxas
+ * exact and stays.  (A float % is cg_fmod's loop, never an frem.)  ptxas
  * drops the move.
  */
 static LLVMValueRef guard_rounding(Cg *c, LLVMValueRef x, LLVMTypeRef t)
@@ -238,13 +238,13 @@ static LLVMValueRef guard_rounding(Cg *c, LLVMValueRef x, LLVMTypeRef t)
 	if (!LLVMIsAInstruction(x))
 		return x;
 	LLVMOpcode o = LLVMGetInstructionOpcode(x);
-	if (o != LLVMFAdd && o != LLVMFSub && o != LLVMFMul && o != LLVMFDiv && o != LLVMFRem)
+	if (o != LLVMFAdd && o != LLVMFSub && o != LLVMFMul && o != LLVMFDiv)
 		return x;
 	bool hide = false;
 	for (int i = 0; i < 2; i++) {
 		LLVMTypeRef s = cg_widened_from(LLVMGetOperand(x, (unsigned)i));
 		bool half = s && (LLVMGetTypeKind(s) == LLVMHalfTypeKind || LLVMGetTypeKind(s) == LLVMBFloatTypeKind);
-		hide |= half && (s != t || o == LLVMFRem);
+		hide |= half && s != t;
 	}
 	if (!hide)
 		return x;

@@ -935,7 +935,9 @@ static void emit_op(Cg *c, Op *op)
 		return;
 	}
 	switch (op->code) {
-	case OP_CUMSUM: cg_scan(c, op); break;
+	case OP_REDUCE: cg_reduce(c, op); break;
+	case OP_CUMSUM:
+	case OP_SCAN: cg_scan(c, op); break;
 	case OP_CONST: cg_const(c, op); break;
 	case OP_SPLAT: cg_splat(c, op); break;
 	case OP_ARANGE: cg_arange(c, op); break;
@@ -968,6 +970,34 @@ static void emit_op(Cg *c, Op *op)
 	}
 	if (untracked_smem(op->code))
 		c->since_bar.all = true;
+}
+
+/*
+ * The region of a reduce or scan on scalars: out = a combine b, k values
+ * each.  It is emitted afresh wherever two partials meet, so the values
+ * made by its last emission are forgotten first (sin_and_cos reads a
+ * partner's registers as already made).
+ */
+void cg_combine(Cg *c, Op *op, const LLVMValueRef *a, const LLVMValueRef *b, LLVMValueRef *out)
+{
+	Block *body = op->blocks[0];
+	int k = op->nopnds;
+	for (int i = 0; i < 2 * k; i++)
+		cg_new_regs(c, body->args[i])[0] = i < k ? a[i] : b[i - k];
+	for (Op *q = body->first; q; q = q->next)
+		for (int i = 0; i < q->nres; i++)
+			c->regs[q->res[i]] = NULL;
+	Op *y = NULL;
+	for (Op *q = body->first; q; q = q->next)
+		if (q->code == OP_YIELD)
+			y = q;
+		else
+			emit_op(c, q);
+	if (!y || y->nopnds != k)
+		die("codegen: %s region does not yield %d values", op_info[op->code].text, k);
+	for (int i = 0; i < k; i++)
+		out[i] = c->regs[y->opnds[i]][0];
+	set_loc(c, op->loc);
 }
 
 static void emit_block(Cg *c, Block *bl)

@@ -31,6 +31,10 @@
  * (1.05 on the H100, whose ex2.approx differs from exp2f).  None of these
  * values may be contracted or flushed: no `contract` flag, no .ftz but
  * ex2's and rcp's.
+ *
+ * And fmod, the float %, exactly (LLVM's frem on NVPTX is x - trunc(x/y) y):
+ * f32 reduced in f64, f64 in integers, musl's way in steps of 11 bits
+ * (tests/unit/fmod_model_test.c runs those steps against libm's fmod).
  */
 #include "cg.h"
 #include "cg_math.h"
@@ -236,7 +240,7 @@ void cg_sin_and_cos(Cg *c, LLVMValueRef x, LLVMValueRef *s, LLVMValueRef *co)
  * quotient, so an f32's range is done in 12.  The sign of x goes back on.
  * y = 0, x infinite or a NaN: NaN; |x| < |y| (y infinite too): x.
  */
-LLVMValueRef cg_fmod(Cg *c, LLVMValueRef x, LLVMValueRef y)
+static LLVMValueRef fmod32(Cg *c, LLVMValueRef x, LLVMValueRef y)
 {
 	LLVMTypeRef d = LLVMDoubleTypeInContext(c->ctx);
 	LLVMValueRef ax = call1(c, "llvm.fabs.f32", x), ay = call1(c, "llvm.fabs.f32", y);
@@ -280,3 +284,108 @@ LLVMValueRef cg_fmod(Cg *c, LLVMValueRef x, LLVMValueRef y)
 	return res;
 }
 
+static LLVMValueRef i64c(Cg *c, uint64_t v) { return LLVMConstInt(c->i64, v, 0); }
+
+static LLVMValueRef int2(Cg *c, const char *name, LLVMValueRef a, LLVMValueRef b)
+{
+	return cg_call(c, name, c->i64, (LLVMValueRef[]){a, b}, 2);
+}
+
+/* leading zeros of an i64 (64 for 0) */
+static LLVMValueRef clz64(Cg *c, LLVMValueRef a)
+{
+	return cg_call(c, "llvm.ctlz.i64", c->i64, (LLVMValueRef[]){a, LLVMConstInt(c->i1, 0, 0)}, 2);
+}
+
+#define MANT ((1ull << 52) - 1)
+
+/*
+ * The bits a of a finite |f64| other than 0 as m 2^(e - 1075), m's top bit
+ * bit 52 (11 leading zeros): a normal's mantissa and implicit bit, or a
+ * subnormal's mantissa shifted up by sh, its leading zeros past 11; e is
+ * the exponent field (1 for a subnormal) less sh.
+ */
+static LLVMValueRef unpack64(Cg *c, LLVMValueRef a, LLVMValueRef *e)
+{
+	LLVMValueRef sh = LLVMBuildSub(c->b, int2(c, "llvm.umax.i64", clz64(c, a), i64c(c, 11)), i64c(c, 11), "");
+	LLVMValueRef field = LLVMBuildLShr(c->b, a, i64c(c, 52), "");
+	*e = LLVMBuildSub(c->b, int2(c, "llvm.umax.i64", field, i64c(c, 1)), sh, "");
+	LLVMValueRef m = LLVMBuildAnd(c->b, LLVMBuildShl(c->b, a, sh, ""), i64c(c, MANT), "");
+	return LLVMBuildOr(c->b, m, i64c(c, MANT + 1), "");
+}
+
+/*
+ * The bits of r 2^(e - 1075), 0 < r < 2^53 and a multiple of the least
+ * subnormal (a remainder of two doubles): m = r shifted up to bit 52 and e
+ * down with it, t = e - 1; a normal is m + (t << 52) (m's bit 52 carries
+ * into the exponent field, making it e), a subnormal (t < 0) m >> -t,
+ * exactly: only zeros are shifted out.
+ */
+static LLVMValueRef pack64(Cg *c, LLVMValueRef r, LLVMValueRef e)
+{
+	LLVMValueRef sh = LLVMBuildSub(c->b, clz64(c, r), i64c(c, 11), "");
+	LLVMValueRef m = LLVMBuildShl(c->b, r, sh, "");
+	LLVMValueRef t = LLVMBuildSub(c->b, LLVMBuildSub(c->b, e, sh, ""), i64c(c, 1), "");
+	LLVMValueRef zero = i64c(c, 0);
+	m = LLVMBuildLShr(c->b, m, int2(c, "llvm.smax.i64", LLVMBuildNeg(c->b, t, ""), zero), "");
+	return LLVMBuildAdd(c->b, m, LLVMBuildShl(c->b, int2(c, "llvm.smax.i64", t, zero), i64c(c, 52), ""), "");
+}
+
+/*
+ * fmod of two f64, exactly, in integers (musl's fmod, in steps): with x =
+ * mx 2^ex and y = my 2^ey (unpack64), ex >= ey, the remainder is (mx
+ * 2^(ex - ey) mod my) 2^ey, taken FMOD64_STEP bits of the exponent
+ * difference at a time, mx = (mx << s) urem my: mx < 2^53 keeps the shift
+ * inside 64 bits.  A loop of one pass where the quotient is below 2^11,
+ * about 190 for the largest.  The remainder (below |y|, so exact) is packed
+ * back with x's sign; a zero one is a zero of x's sign (|x| == |y| too).
+ * y = 0, x infinite or a NaN: NaN; |x| < |y| (y infinite, x = 0): x.
+ */
+static LLVMValueRef fmod64(Cg *c, LLVMValueRef x, LLVMValueRef y)
+{
+	LLVMTypeRef d = LLVMDoubleTypeInContext(c->ctx), i64 = c->i64;
+	LLVMValueRef ux = LLVMBuildBitCast(c->b, x, i64, ""), uy = LLVMBuildBitCast(c->b, y, i64, "");
+	LLVMValueRef ax = LLVMBuildAnd(c->b, ux, i64c(c, ~(1ull << 63)), "");
+	LLVMValueRef ay = LLVMBuildAnd(c->b, uy, i64c(c, ~(1ull << 63)), "");
+	LLVMValueRef sx = LLVMBuildAnd(c->b, ux, i64c(c, 1ull << 63), "");
+	LLVMValueRef inf = i64c(c, 0x7ffull << 52);
+	LLVMValueRef nan = LLVMBuildOr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ay, i64c(c, 0), ""),
+	                               LLVMBuildOr(c->b, LLVMBuildICmp(c->b, LLVMIntUGE, ax, inf, ""),
+	                                           LLVMBuildICmp(c->b, LLVMIntUGT, ay, inf, ""), ""), "");
+	LLVMValueRef big = LLVMBuildICmp(c->b, LLVMIntUGE, ax, ay, "");
+	LLVMValueRef quiet = LLVMBuildSelect(c->b, nan, f64c(c, NAN), x, ""); /* NaN, or x where |x| < |y| */
+	LLVMValueRef ex, ey, mx0 = unpack64(c, ax, &ex), my = unpack64(c, ay, &ey);
+	LLVMValueRef diff = LLVMBuildSub(c->b, ex, ey, "");
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(c->b);
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "fmod64.loop");
+	LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "fmod64.out");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "fmod64.done");
+	LLVMBuildCondBr(c->b, LLVMBuildAnd(c->b, big, LLVMBuildNot(c->b, nan, ""), ""), loop, done);
+
+	/* each pass keeps mx 2^d mod my, the remainder's mantissa, and ends with mx < my */
+	LLVMPositionBuilderAtEnd(c->b, loop);
+	LLVMValueRef mx = LLVMBuildPhi(c->b, i64, ""), dl = LLVMBuildPhi(c->b, i64, "");
+	LLVMValueRef s = int2(c, "llvm.umin.i64", dl, i64c(c, FMOD64_STEP));
+	LLVMValueRef mxn = LLVMBuildURem(c->b, LLVMBuildShl(c->b, mx, s, ""), my, "");
+	LLVMValueRef dn = LLVMBuildSub(c->b, dl, s, "");
+	LLVMAddIncoming(mx, (LLVMValueRef[]){mx0, mxn}, (LLVMBasicBlockRef[]){from, loop}, 2);
+	LLVMAddIncoming(dl, (LLVMValueRef[]){diff, dn}, (LLVMBasicBlockRef[]){from, loop}, 2);
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntNE, dn, i64c(c, 0), ""), loop, out);
+
+	LLVMPositionBuilderAtEnd(c->b, out);
+	LLVMValueRef mag = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, mxn, i64c(c, 0), ""), i64c(c, 0),
+	                                   pack64(c, mxn, ey), "");
+	LLVMValueRef rem = LLVMBuildBitCast(c->b, LLVMBuildOr(c->b, mag, sx, ""), d, "");
+	LLVMBuildBr(c->b, done);
+
+	LLVMPositionBuilderAtEnd(c->b, done);
+	LLVMValueRef res = LLVMBuildPhi(c->b, d, "");
+	LLVMAddIncoming(res, (LLVMValueRef[]){quiet, rem}, (LLVMBasicBlockRef[]){from, out}, 2);
+	return res;
+}
+
+/* x % y for floats (f32 or f64; f16 and bf16 come as f32): fmod, exactly */
+LLVMValueRef cg_fmod(Cg *c, LLVMValueRef x, LLVMValueRef y)
+{
+	return LLVMTypeOf(x) == c->f32 ? fmod32(c, x, y) : fmod64(c, x, y);
+}

@@ -1,6 +1,7 @@
 /*
  * cg_math.h: the constants of cg_math.c's sin, cos, tanh and erf, shared
- * with tests/unit/math_model_test.c, which checks them.  Polynomial
+ * with tests/unit/math_model_test.c, which checks them, and f64 fmod's
+ * step, shared with tests/unit/fmod_model_test.c.  Polynomial
  * coefficients come lowest degree first, fitted for relative error
  * (minimax) and rounded to f32.
  */
@@ -34,5 +35,7 @@ static const double sc_tail[] = {0x1.fc2757d1f534ep-64, 0x1.d1f534ddc0db6p-88, 0
 static const int sc_exp_from[] = {167, 191, 215, 239};
 static const float sc_sin[] = {-0x1.555556p-3f, 0x1.111170p-7f, -0x1.a053fep-13f, 0x1.7a8d6cp-19f};
 static const float sc_cos[] = {-0.5f, 0x1.555548p-5f, -0x1.6c0af4p-10f, 0x1.99911cp-16f};
+/* f64 fmod: bits of the exponent difference per step, mx = (mx << s) urem my with mx < 2^53 */
+#define FMOD64_STEP 11
 
 #endif

@@ -13,31 +13,44 @@
  *     its result elements and combines them in warp order.
  *
  * The result layout is the source's with the axis bits zeroed (contract),
- * so result register r is accumulator r & ~axis bits.  argmax/argmin carry
- * (value, index) pairs; ties keep the smaller index (the first one).
+ * so result register r is accumulator r & ~axis bits.  An accumulator is
+ * a tuple of values (Acc): argmax/argmin carry (value, index) pairs, ties
+ * keeping the smaller index (the first one); a reduce with a combine region
+ * (ops.def) carries its k operands' elements and combines them by emitting
+ * the region (cg_combine).  Its combine is taken to be commutative, as
+ * Triton's is, but partners of a shuffle still pass their partials to it
+ * in one order (the lane with the bit clear first), so every copy of a
+ * result holds the same bits.
  */
 #include "cg.h"
 
+enum { MAX_ACC = 16 }; /* reduce's k operands; argmax's value and index */
+
 typedef struct Red {
+	Op *op;
 	Opcode code;
-	ElemKind e;
+	int n;                /* values in an accumulator */
+	ElemKind e[MAX_ACC];  /* their element types */
 	bool arg;             /* argmax/argmin */
 	uint32_t field;       /* the axis's bits in the flat index */
 	int shift;            /* lowest bit of the field */
 } Red;
 
-typedef struct Pair {
-	LLVMValueRef v, i;
-} Pair;
+typedef struct Acc {
+	LLVMValueRef v[MAX_ACC];
+} Acc;
 
 static Red red_of(Func *f, Op *op)
 {
 	Red r;
 	Type t = vtype(f, op->opnds[0]);
 	int axis = (int)op->iattr[0];
+	r.op = op;
 	r.code = op->code;
-	r.e = t.elem;
 	r.arg = op->code == OP_ARGMAX || op->code == OP_ARGMIN;
+	r.n = r.arg ? 2 : op->code == OP_REDUCE ? op->nopnds : 1;
+	for (int i = 0; i < r.n; i++)
+		r.e[i] = r.arg && i == 1 ? TY_I32 : (ElemKind)vtype(f, op->opnds[op->code == OP_REDUCE ? i : 0]).elem;
 	r.shift = 0;
 	for (int d = t.rank - 1; d > axis; d--)
 		r.shift += ilog2((uint64_t)t.shape[d]);
@@ -50,15 +63,21 @@ static bool in_axis(const Red *rd, uint32_t col)
 	return col != 0 && (col & rd->field) == col;
 }
 
-static Pair combine(Cg *c, const Red *rd, Pair a, Pair b)
+static Acc combine(Cg *c, const Red *rd, Acc a, Acc b)
 {
+	if (rd->code == OP_REDUCE) {
+		Acc r;
+		cg_combine(c, rd->op, a.v, b.v, r.v);
+		return r;
+	}
+	ElemKind e = rd->e[0];
 	if (!rd->arg) {
 		Opcode code = rd->code == OP_SUM ? OP_ADD : rd->code == OP_RMAX ? OP_MAX : OP_MIN;
-		a.v = cg_binary(c, code, rd->e, a.v, b.v);
+		a.v[0] = cg_binary(c, code, e, a.v[0], b.v[0]);
 		return a;
 	}
-	bool fl = elem_is_float(rd->e);
-	LLVMValueRef av = cg_to_f32(c, a.v, rd->e), bv = cg_to_f32(c, b.v, rd->e);
+	bool fl = elem_is_float(e);
+	LLVMValueRef av = cg_to_f32(c, a.v[0], e), bv = cg_to_f32(c, b.v[0], e);
 	LLVMValueRef better, eq;
 	if (fl) {
 		better = LLVMBuildFCmp(c->b, rd->code == OP_ARGMAX ? LLVMRealOGT : LLVMRealOLT, bv, av, "");
@@ -67,10 +86,11 @@ static Pair combine(Cg *c, const Red *rd, Pair a, Pair b)
 		better = LLVMBuildICmp(c->b, rd->code == OP_ARGMAX ? LLVMIntSGT : LLVMIntSLT, bv, av, "");
 		eq = LLVMBuildICmp(c->b, LLVMIntEQ, bv, av, "");
 	}
-	LLVMValueRef first = LLVMBuildICmp(c->b, LLVMIntSLT, b.i, a.i, "");
+	LLVMValueRef first = LLVMBuildICmp(c->b, LLVMIntSLT, b.v[1], a.v[1], "");
 	LLVMValueRef take = LLVMBuildOr(c->b, better, LLVMBuildAnd(c->b, eq, first, ""), "");
-	Pair r = {LLVMBuildSelect(c->b, take, b.v, a.v, ""), LLVMBuildSelect(c->b, take, b.i, a.i, "")};
-	return r;
+	a.v[0] = LLVMBuildSelect(c->b, take, b.v[0], a.v[0], "");
+	a.v[1] = LLVMBuildSelect(c->b, take, b.v[1], a.v[1], "");
+	return a;
 }
 
 LLVMValueRef cg_shfl_xor(Cg *c, LLVMValueRef v, int lane_mask)
@@ -111,7 +131,7 @@ static LLVMValueRef axis_index(Cg *c, const Red *rd, const Layout *l, LLVMValueR
 }
 
 /* xs[0] combine ... combine xs[n-1], in that order, as a balanced tree (xs is overwritten). */
-static Pair tree(Cg *c, const Red *rd, Pair *xs, int n)
+static Acc tree(Cg *c, const Red *rd, Acc *xs, int n)
 {
 	while (n > 1) {
 		int m = 0;
@@ -134,16 +154,16 @@ static Pair tree(Cg *c, const Red *rd, Pair *xs, int n)
  * arrive at once, so there the tree's shorter dependence chain wins
  * (attention: 1% slower with chains).
  */
-static Pair chain(Cg *c, const Red *rd, const Pair *xs, int n)
+static Acc chain(Cg *c, const Red *rd, const Acc *xs, int n)
 {
-	Pair a = xs[0];
+	Acc a = xs[0];
 	for (int i = 1; i < n; i++)
 		a = combine(c, rd, a, xs[i]);
 	return a;
 }
 
 /* Step 1: acc[key] for every canonical key = r without axis register bits. */
-static void in_thread(Cg *c, const Red *rd, ValId src, Pair *acc)
+static void in_thread(Cg *c, const Red *rd, ValId src, Acc *acc)
 {
 	const Layout *l = cg_layout(c, src);
 	uint32_t n = (uint32_t)cg_nregs(c, src), zm = l ? cg_zeromask(l->reg, l->nreg) : 0, am = 0;
@@ -152,14 +172,19 @@ static void in_thread(Cg *c, const Red *rd, ValId src, Pair *acc)
 	for (int i = 0; l && i < l->nreg; i++)
 		if (in_axis(rd, l->reg[i]))
 			am |= 1u << i;
-	Pair *xs = NEWN(c->f->arena, Pair, n);
+	Acc *xs = NEWN(c->f->arena, Acc, n);
 	for (uint32_t key = 0; key < n; key++) {
 		if (key & (am | zm))
 			continue;
 		int m = 0;
-		for (uint32_t r = key; r < n; r++)
-			if ((r & ~am) == key && !(r & zm))
-				xs[m++] = (Pair){c->regs[src][r], rd->arg ? axis_index(c, rd, l, ti, r) : NULL};
+		for (uint32_t r = key; r < n; r++) {
+			if ((r & ~am) != key || (r & zm))
+				continue;
+			for (int j = 0; j < rd->n; j++)
+				xs[m].v[j] = rd->arg && j == 1 ? axis_index(c, rd, l, ti, r)
+				           : c->regs[rd->op->opnds[rd->code == OP_REDUCE ? j : 0]][r];
+			m++;
+		}
 		acc[key] = mma ? tree(c, rd, xs, m) : chain(c, rd, xs, m);
 	}
 }
@@ -171,18 +196,28 @@ static void in_thread(Cg *c, const Red *rd, ValId src, Pair *acc)
  * rounded one, and lanes that then write one scratch slot (across_warps) or
  * hold one replicated value would differ in the last bit.
  */
-static void in_warp(Cg *c, const Red *rd, const Layout *l, Pair *acc, uint32_t keymask, int n)
+static void in_warp(Cg *c, const Red *rd, const Layout *l, Acc *acc, uint32_t keymask, int n)
 {
 	bool fusion = c->f->fp_fusion;
 	c->f->fp_fusion = false;
 	for (int i = 0; i < l->nlane; i++) {
 		if (!in_axis(rd, l->lane[i]))
 			continue;
+		LLVMValueRef upper = NULL; /* this lane has bit i set: its partial goes second */
+		if (rd->code == OP_REDUCE)
+			upper = LLVMBuildTrunc(c->b, LLVMBuildLShr(c->b, c->lane, cg_i32c(c, i), ""), c->i1, "");
 		for (int k = 0; k < n; k++) {
 			if (k & ~keymask)
 				continue;
-			Pair o = {cg_shfl_xor(c, acc[k].v, 1 << i), rd->arg ? cg_shfl_xor(c, acc[k].i, 1 << i) : NULL};
-			acc[k] = combine(c, rd, acc[k], o);
+			Acc o, a = acc[k];
+			for (int j = 0; j < rd->n; j++)
+				o.v[j] = cg_shfl_xor(c, a.v[j], 1 << i);
+			for (int j = 0; upper && j < rd->n; j++) {
+				LLVMValueRef mine = a.v[j];
+				a.v[j] = LLVMBuildSelect(c->b, upper, o.v[j], mine, "");
+				o.v[j] = LLVMBuildSelect(c->b, upper, mine, o.v[j], "");
+			}
+			acc[k] = combine(c, rd, a, o);
 		}
 	}
 	c->f->fp_fusion = fusion;
@@ -211,6 +246,19 @@ static int64_t result_numel(Func *f, Op *op)
 	return t.rank ? type_numel(t) : 1;
 }
 
+/* Where value j's slots start in scratch: each value's slots packed, starting 4-byte (8 for 8-byte values) aligned. */
+static int64_t part_base(const Red *rd, int j, int64_t nslots)
+{
+	int64_t base = 0;
+	for (int i = 0; i <= j; i++) {
+		int eb = elem_bytes(rd->e[i]), align = eb > 4 ? eb : 4;
+		base = (base + align - 1) / align * align;
+		if (i < j)
+			base += nslots * eb;
+	}
+	return base;
+}
+
 int cg_reduce_smem_bytes(Func *f, Op *op)
 {
 	Value *s = val(f, op->opnds[0]);
@@ -221,22 +269,18 @@ int cg_reduce_smem_bytes(Func *f, Op *op)
 	if (!wm)
 		return 0;
 	int64_t slots = ((int64_t)1 << popcount(wm)) * result_numel(f, op);
-	int64_t bytes = (slots * elem_bytes(rd.e) + 3) & ~3;
-	if (rd.arg)
-		bytes += slots * 4;
+	int64_t bytes = part_base(&rd, rd.n - 1, slots) + slots * elem_bytes(rd.e[rd.n - 1]);
 	return (int)((bytes + 15) & ~15);
 }
 
-static LLVMValueRef slot_ptr(Cg *c, Op *op, const Red *rd, LLVMValueRef slot, bool index_part, int64_t nslots)
+static LLVMValueRef slot_ptr(Cg *c, Op *op, const Red *rd, LLVMValueRef slot, int j, int64_t nslots)
 {
-	int64_t eb = index_part ? 4 : elem_bytes(rd->e);
-	int64_t base = index_part ? ((nslots * elem_bytes(rd->e) + 3) & ~3) : 0;
-	LLVMValueRef off = LLVMBuildMul(c->b, slot, cg_i32c(c, eb), "");
-	return cg_smem_ptr(c, op->smem_offset + (int32_t)base, off);
+	LLVMValueRef off = LLVMBuildMul(c->b, slot, cg_i32c(c, elem_bytes(rd->e[j])), "");
+	return cg_smem_ptr(c, op->smem_offset + (int32_t)part_base(rd, j, nslots), off);
 }
 
 /* Step 3: exchange partials between warps through scratch. */
-static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Pair *acc, uint32_t keymask, int n)
+static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Acc *acc, uint32_t keymask, int n)
 {
 	uint32_t wm = warp_axis_bits(rd, ls, c->f->num_warps);
 	if (!wm)
@@ -254,27 +298,27 @@ static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Pair *a
 		LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, c->warp, cg_i32c(c, i), ""), cg_i32c(c, 1), "");
 		widx = LLVMBuildOr(c->b, widx, LLVMBuildShl(c->b, bit, cg_i32c(c, j++), ""), "");
 	}
-	LLVMTypeRef mt = cg_mem_type(c, rd->e);
 	cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
 	for (int r = 0; r < n; r++) {
 		if (r & ~keymask)
 			continue;
 		LLVMValueRef flat = lr ? cg_flat_index(c, lr, ti, (uint32_t)r) : ti;
 		LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, widx, cg_i32c(c, nout), ""), flat, "");
-		LLVMBuildStore(c->b, cg_to_mem(c, acc[r].v, rd->e), slot_ptr(c, op, rd, slot, false, nout * k));
-		if (rd->arg)
-			LLVMBuildStore(c->b, acc[r].i, slot_ptr(c, op, rd, slot, true, nout * k));
+		for (int j = 0; j < rd->n; j++)
+			LLVMBuildStore(c->b, cg_to_mem(c, acc[r].v[j], rd->e[j]), slot_ptr(c, op, rd, slot, j, nout * k));
 	}
 	cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
-	Pair *xs = NEWN(c->f->arena, Pair, k);
+	Acc *xs = NEWN(c->f->arena, Acc, k);
 	for (int r = 0; r < n; r++) {
 		if (r & ~keymask)
 			continue;
 		LLVMValueRef flat = lr ? cg_flat_index(c, lr, ti, (uint32_t)r) : ti;
 		for (int64_t w = 0; w < k; w++) {
 			LLVMValueRef slot = LLVMBuildAdd(c->b, flat, cg_i32c(c, w * nout), "");
-			xs[w].v = cg_from_mem(c, LLVMBuildLoad2(c->b, mt, slot_ptr(c, op, rd, slot, false, nout * k), ""), rd->e);
-			xs[w].i = rd->arg ? LLVMBuildLoad2(c->b, c->i32, slot_ptr(c, op, rd, slot, true, nout * k), "") : NULL;
+			for (int j = 0; j < rd->n; j++) {
+				LLVMValueRef at = slot_ptr(c, op, rd, slot, j, nout * k);
+				xs[w].v[j] = cg_from_mem(c, LLVMBuildLoad2(c->b, cg_mem_type(c, rd->e[j]), at, ""), rd->e[j]);
+			}
 		}
 		acc[r] = chain(c, rd, xs, (int)k);
 	}
@@ -288,15 +332,20 @@ void cg_reduce(Cg *c, Op *op)
 	int n = cg_nregs(c, src);
 	if (cg_nregs(c, res) != n && cg_nregs(c, res) != 1)
 		die("codegen: %s result %%%d has a register count unlike its source", op_info[op->code].text, res);
+	for (int i = 1; i < op->nopnds; i++)
+		if (cg_layout(c, op->opnds[i]) != ls && !layout_eq(cg_layout(c, op->opnds[i]), ls))
+			die("codegen: reduce operand %d's layout is not operand 0's", i);
 	uint32_t keymask = (uint32_t)n - 1;
 	for (int i = 0; i < ls->nreg; i++)
 		if (in_axis(&rd, ls->reg[i]) || ls->reg[i] == 0)
 			keymask &= ~(1u << i);
-	Pair *acc = NEWN(c->f->arena, Pair, n);
+	Acc *acc = NEWN(c->f->arena, Acc, n);
 	in_thread(c, &rd, src, acc);
 	in_warp(c, &rd, ls, acc, keymask, n);
 	across_warps(c, op, &rd, ls, acc, keymask, n);
-	LLVMValueRef *out = cg_new_regs(c, res);
-	for (int r = 0; r < cg_nregs(c, res); r++)
-		out[r] = rd.arg ? acc[r & keymask].i : acc[r & keymask].v;
+	for (int i = 0; i < op->nres; i++) {
+		LLVMValueRef *out = cg_new_regs(c, op->res[i]);
+		for (int r = 0; r < cg_nregs(c, res); r++)
+			out[r] = acc[r & keymask].v[rd.arg ? 1 : i];
+	}
 }

@@ -1,5 +1,5 @@
 /*
- * cg_scan.c: cumsum along one axis, as a merge over the bits of the
+ * cg_scan.c: cumsum (and scan) along one axis, as a merge over the bits of the
  * position along it (a butterfly, as Triton's scan within a warp).
  *
  * Each element keeps `pre`, its running sum within its block of 2^j
@@ -18,72 +18,120 @@
  * shuffles and shared loads are made once for them.  The order of the adds
  * depends only on the positions, not on the layout, and the interpreter
  * makes the same ones (exec_cumsum): float results agree bit for bit.
+ *
+ * A scan with a combine region (ops.def) carries its k operands' elements
+ * (pre[r][i], tot[r][i]) and emits the region where cumsum adds
+ * (cg_combine); it keeps the order: the earlier block's partial is always
+ * the left one, so both partners compute the same merged tot, and the
+ * combine need not be commutative, as Triton's associative_scan.
  */
 #include "cg.h"
 
+enum { MAX_SCAN = 16 };
+
+typedef struct Part {
+	LLVMValueRef v[MAX_SCAN];
+} Part;
+
+/* Where value i's tile starts in scratch: each a row-major tile, starting 8-byte aligned (passes/smem.c). */
+static int32_t tile_base(Func *f, Op *op, int i)
+{
+	int64_t base = 0;
+	for (int j = 0; j < i; j++)
+		base += (type_numel(vtype(f, op->opnds[j])) * elem_bytes(vtype(f, op->opnds[j]).elem) + 7) & ~7;
+	return (int32_t)base;
+}
+
 /* Every element's tot at its flat index in scratch, by the owners of l's elements. */
-static void write_tots(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, LLVMValueRef *tot, int n, uint32_t zm,
-		       ElemKind e)
+static void write_tots(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, Part *tot, int n, uint32_t zm, int k)
 {
 	cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
 	LLVMBasicBlockRef after = cg_owner_begin(c, l);
 	for (int r = 0; r < n; r++) {
 		if (r & zm)
 			continue;
-		LLVMValueRef off = LLVMBuildMul(c->b, flat[r], cg_i32c(c, elem_bytes(e)), "");
-		LLVMBuildStore(c->b, tot[r], cg_smem_ptr(c, op->smem_offset, off));
+		for (int i = 0; i < k; i++) {
+			ElemKind e = vtype(c->f, op->opnds[i]).elem;
+			LLVMValueRef off = LLVMBuildMul(c->b, flat[r], cg_i32c(c, elem_bytes(e)), "");
+			LLVMBuildStore(c->b, cg_to_mem(c, tot[r].v[i], e), cg_smem_ptr(c, op->smem_offset + tile_base(c->f, op, i), off));
+		}
 	}
 	cg_owner_end(c, after);
 }
 
+/* a combine b: cumsum's add, or the region */
+static Part combine(Cg *c, Op *op, Part a, Part b)
+{
+	if (op->code == OP_CUMSUM) {
+		a.v[0] = cg_binary(c, OP_ADD, vtype(c->f, op->opnds[0]).elem, a.v[0], b.v[0]);
+		return a;
+	}
+	Part r;
+	cg_combine(c, op, a.v, b.v, r.v);
+	return r;
+}
+
+static Part select_part(Cg *c, LLVMValueRef cond, Part a, Part b, int k)
+{
+	for (int i = 0; i < k; i++)
+		a.v[i] = LLVMBuildSelect(c->b, cond, a.v[i], b.v[i], "");
+	return a;
+}
+
 void cg_scan(Cg *c, Op *op)
 {
-	ValId src = op->opnds[0], res = op->res[0];
+	ValId src = op->opnds[0];
 	Type t = vtype(c->f, src);
-	int axis = (int)op->iattr[0];
-	bool rev = op->iattr[1] != 0;
-	ElemKind e = t.elem;
+	int axis = (int)op->iattr[0], k = op->nopnds;
+	bool rev = op->iattr[1] != 0, add = op->code == OP_CUMSUM;
 	int shift = 0;
 	for (int d = t.rank - 1; d > axis; d--)
 		shift += ilog2((uint64_t)t.shape[d]);
 	int bits = ilog2((uint64_t)t.shape[axis]);
 	const Layout *l = cg_layout(c, src);
 	int n = cg_nregs(c, src);
+	for (int i = 1; i < k; i++)
+		if (cg_layout(c, op->opnds[i]) != l && !layout_eq(cg_layout(c, op->opnds[i]), l))
+			die("codegen: scan operand %d's layout is not operand 0's", i);
 	uint32_t zm = cg_zeromask(l->reg, l->nreg), merged = 0; /* register bits merged so far */
 	LLVMValueRef ti = cg_thread_index(c, l);
-	LLVMValueRef *flat = NEWN(c->f->arena, LLVMValueRef, n), *pre = NEWN(c->f->arena, LLVMValueRef, n);
-	LLVMValueRef *tot = NEWN(c->f->arena, LLVMValueRef, n), *part = NEWN(c->f->arena, LLVMValueRef, n);
+	LLVMValueRef *flat = NEWN(c->f->arena, LLVMValueRef, n);
+	Part *pre = NEWN(c->f->arena, Part, n), *tot = NEWN(c->f->arena, Part, n), *part = NEWN(c->f->arena, Part, n);
 	for (int r = 0; r < n; r++) {
 		flat[r] = cg_flat_index(c, l, ti, (uint32_t)r);
-		pre[r] = tot[r] = c->regs[src][r];
+		for (int i = 0; i < k; i++)
+			pre[r].v[i] = tot[r].v[i] = c->regs[op->opnds[i]][r];
 	}
-	LLVMTypeRef mt = cg_mem_type(c, e);
 	bool fusion = c->f->fp_fusion;
 	c->f->fp_fusion = false; /* adds only, in the interpreter's order */
 	for (int j = 0; j < bits; j++) {
 		uint32_t bit = 1u << (shift + j);
 		int ri = layout_column(l->reg, l->nreg, bit), li = ri < 0 ? layout_column(l->lane, l->nlane, bit) : -1;
 		if (ri < 0 && li < 0) {
-			if (op->smem_bytes < type_numel(t) * elem_bytes(e))
-				die("codegen: cumsum has %d bytes of scratch, needs %lld", op->smem_bytes,
-				    (long long)(type_numel(t) * elem_bytes(e)));
-			write_tots(c, op, l, flat, tot, n, zm, e);
+			if (op->smem_bytes < tile_base(c->f, op, k))
+				die("codegen: %s has %d bytes of scratch, needs %d", op_info[op->code].text, op->smem_bytes,
+				    tile_base(c->f, op, k));
+			write_tots(c, op, l, flat, tot, n, zm, k);
 			cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
 		}
 		for (int r = 0; r < n; r++) {
 			int rep = r & ~(int)merged;
 			if (r & zm)
 				continue;
-			if (ri >= 0)
-				part[r] = tot[r ^ (1 << ri)];
-			else if (rep != r)
-				part[r] = part[rep];
-			else if (li >= 0)
-				part[r] = cg_shfl_xor(c, tot[r], 1 << li);
-			else {
-				LLVMValueRef at = LLVMBuildXor(c->b, flat[r], cg_i32c(c, bit), "");
-				LLVMValueRef off = LLVMBuildMul(c->b, at, cg_i32c(c, elem_bytes(e)), "");
-				part[r] = LLVMBuildLoad2(c->b, mt, cg_smem_ptr(c, op->smem_offset, off), "");
+			for (int i = 0; i < k; i++) {
+				ElemKind e = vtype(c->f, op->opnds[i]).elem;
+				if (ri >= 0)
+					part[r].v[i] = tot[r ^ (1 << ri)].v[i];
+				else if (rep != r)
+					part[r].v[i] = part[rep].v[i];
+				else if (li >= 0)
+					part[r].v[i] = cg_shfl_xor(c, tot[r].v[i], 1 << li);
+				else {
+					LLVMValueRef at = LLVMBuildXor(c->b, flat[r], cg_i32c(c, bit), "");
+					LLVMValueRef off = LLVMBuildMul(c->b, at, cg_i32c(c, elem_bytes(e)), "");
+					LLVMValueRef p = cg_smem_ptr(c, op->smem_offset + tile_base(c->f, op, i), off);
+					part[r].v[i] = cg_from_mem(c, LLVMBuildLoad2(c->b, cg_mem_type(c, e), p, ""), e);
+				}
 			}
 		}
 		for (int r = 0; r < n; r++) {
@@ -91,17 +139,24 @@ void cg_scan(Cg *c, Op *op)
 				continue;
 			LLVMValueRef set = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, flat[r], cg_i32c(c, bit), ""),
 			                                 cg_i32c(c, 0), "");
-			LLVMValueRef take = rev ? LLVMBuildNot(c->b, set, "") : set;
-			pre[r] = LLVMBuildSelect(c->b, take, cg_binary(c, OP_ADD, e, pre[r], part[r]), pre[r], "");
+			LLVMValueRef later = rev ? LLVMBuildNot(c->b, set, "") : set; /* the partner's block comes first */
+			/* cumsum's add commutes: pre + part, tot + part */
+			Part merged_pre = add ? combine(c, op, pre[r], part[r]) : combine(c, op, part[r], pre[r]);
+			pre[r] = select_part(c, later, merged_pre, pre[r], k);
+			if (!add)
+				tot[r] = combine(c, op, select_part(c, later, part[r], tot[r], k),
+				                 select_part(c, later, tot[r], part[r], k));
 		}
-		for (int r = 0; r < n; r++)
+		for (int r = 0; add && r < n; r++)
 			if (!(r & zm))
-				tot[r] = cg_binary(c, OP_ADD, e, tot[r], part[r]);
+				tot[r] = combine(c, op, tot[r], part[r]);
 		if (ri >= 0)
 			merged |= 1u << ri;
 	}
 	c->f->fp_fusion = fusion;
-	LLVMValueRef *out = cg_new_regs(c, res);
-	for (int r = 0; r < n; r++)
-		out[r] = pre[r & ~zm];
+	for (int i = 0; i < k; i++) {
+		LLVMValueRef *out = cg_new_regs(c, op->res[i]);
+		for (int r = 0; r < n; r++)
+			out[r] = pre[r & ~zm].v[i];
+	}
 }

@@ -231,6 +231,12 @@ static int anchor(LayoutPass *p, Op *op)
 	return -1;
 }
 
+/* reduce and scan: k operands in one layout, k results in one (the first operand's, sliced for reduce) */
+static bool is_combine(const Op *op)
+{
+	return op->code == OP_REDUCE || op->code == OP_SCAN;
+}
+
 /* Results whose layout only their definition decides. */
 static bool owned(Func *f, ValId v)
 {
@@ -238,7 +244,7 @@ static bool owned(Func *f, ValId v)
 	if (!d)
 		return false;
 	return (d->code == OP_LOAD && !small_load(f, d)) || ir_is_atomic(d->code) || d->code == OP_DOT ||
-	       op_has(d->code, F_REDUCE) || d->code == OP_JOIN;
+	       op_has(d->code, F_REDUCE) || d->code == OP_JOIN || is_combine(d);
 }
 
 static int dot_operand(LayoutPass *p, Op *op, int i, int R)
@@ -275,6 +281,8 @@ static int want(LayoutPass *p, Op *op, int i, int R)
 		return R;
 	if (ir_mask_index(op->code) >= 0)
 		return anchor(p, op);
+	if (is_combine(op))
+		return i > 0 ? lay(f, op->opnds[0]) : -1;
 	if (R < 0)
 		return -1;
 	if (op_has(op->code, F_ELTWISE))
@@ -322,10 +330,16 @@ static int want(LayoutPass *p, Op *op, int i, int R)
 	return layout_add(f, &l);
 }
 
-/* The layout op's definition implies for its single result, or -1. */
+/* The layout op's definition implies for its single result (reduce's and scan's: for each), or -1. */
 static int implied(LayoutPass *p, Op *op)
 {
 	Func *f = p->f;
+	if (is_combine(op) && is_tensor(f, op->res[0]) && lay(f, op->opnds[0]) >= 0) {
+		if (op->code == OP_SCAN)
+			return lay(f, op->opnds[0]);
+		Layout l = layout_slice(&f->layouts[lay(f, op->opnds[0])], (int)op->iattr[0]);
+		return layout_add(f, &l);
+	}
 	if (op->nres != 1 || !is_tensor(f, op->res[0]))
 		return -1;
 	if (op->code == OP_LOAD || ir_is_atomic(op->code) || op->code == OP_DOT)
@@ -407,8 +421,9 @@ static void forward_block(LayoutPass *p, Block *b)
 				forward_block(p, op->blocks[i]);
 		if (op->code == OP_FOR || op->code == OP_DO_WHILE || op->code == OP_IF)
 			carry_from_yields(p, op);
-		else if (op->nres == 1)
-			set(p, op->res[0], implied(p, op));
+		else if (op->nres == 1 || is_combine(op))
+			for (int i = 0, L = implied(p, op); i < op->nres; i++)
+				set(p, op->res[i], L);
 	}
 }
 
@@ -553,7 +568,7 @@ static void fix_op(LayoutPass *p, Op *op)
 		ValId r = op->res[i];
 		if (!is_tensor(f, r))
 			continue;
-		if (op_has(op->code, F_REDUCE) || lay(f, r) < 0 ||
+		if (op_has(op->code, F_REDUCE) || is_combine(op) || lay(f, r) < 0 ||
 		    (op->code == OP_JOIN && layout_split_reg(&f->layouts[lay(f, r)]) < 0)) {
 			/* a join's result given (IR text) with its new axis outside the registers takes its own */
 			int L = implied(p, op);

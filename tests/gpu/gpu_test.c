@@ -982,6 +982,193 @@ static void case_scan(int rows, int cols, int axis, int rev, int warps)
 }
 
 /*
+ * reduce and associative_scan with combine fns, on an R x C tile along
+ * both axes: a sum (f32, within the sum of magnitudes' rounding), the first
+ * index of the largest value (i32 operand beside the f32 one, exact), min
+ * and max of f16 together (exact), the sum of the whole tile reshaped to
+ * 1-D (a scalar), a running sum, and the affine recurrence h = a h + b
+ * (combine not commutative) in i32 (wrapping, exact) along both axes and
+ * in f32.  The interpreter scans in the GPU's order: scans agree bit for bit.
+ */
+static const char *combine_src =
+	"fn add(a, b) { return a + b; }\n"
+	"fn first_max(v1, k1, v2, k2) {\n"
+	"    let take = v2 > v1 || (v2 == v1 && k2 < k1);\n"
+	"    return where(take, v2, v1), where(take, k2, k1);\n"
+	"}\n"
+	"fn min_max(lo1, hi1, lo2, hi2) { return minimum(lo1, lo2), maximum(hi1, hi2); }\n"
+	"fn affine(a1, b1, a2, b2) { return a2 * a1, a2 * b1 + b2; }  // x -> a1 x + b1, then a2 x + b2\n"
+	"kernel combine(rs: *f32, ra: *i32, rh: *f16, sc: *f32, sa: *i32, sb: *i32, sf: *f32, x: *f32,\n"
+	"               R: const i32 = 4, C: const i32 = 256, REV: const i32 = 0) {\n"
+	"    let r = arange(0, R)[:, None];\n"
+	"    let c = arange(0, C)[None, :];\n"
+	"    let at = r * C + c;\n"
+	"    let t = load(x + at);\n"
+	"    store(rs + arange(0, R), reduce(t, 1, add));\n"
+	"    store(rs + R + arange(0, C), reduce(t, 0, add));\n"
+	"    store(rs + R + C, reduce(reshape(t, [R * C]), 0, add));\n"
+	"    let _, k1 = reduce((t, c), 1, first_max);\n"
+	"    store(ra + arange(0, R), k1);\n"
+	"    let _, k0 = reduce((t, r), axis = 0, combine_fn = first_max);\n"
+	"    store(ra + R + arange(0, C), k0);\n"
+	"    let h = cast(t, f16);\n"
+	"    let lo, hi = reduce((h, h), 1, min_max);\n"
+	"    store(rh + arange(0, R), lo);\n"
+	"    store(rh + R + arange(0, R), hi);\n"
+	"    store(sc + at, associative_scan(t, 1, add, REV));\n"
+	"    let ai = cast(t * 1000.0, i32) | 1;\n"
+	"    let bi = cast(t * 77.0, i32);\n"
+	"    let _, b1 = associative_scan((ai, bi), 1, affine, REV);\n"
+	"    store(sa + at, b1);\n"
+	"    let _, b0 = associative_scan((ai, bi), 0, affine, reverse = REV);\n"
+	"    store(sb + at, b0);\n"
+	"    let _, f = associative_scan((t * 0.5, t), 1, affine, REV);\n"
+	"    store(sf + at, f);\n"
+	"}\n";
+
+/* h = a h + b along one line of the tile (n elements, stride apart, from the end when rev), wrapping. */
+static void affine_ref(const int32_t *a, const int32_t *b, int32_t *h, int n, size_t stride, bool rev)
+{
+	uint32_t acc = 0;
+	for (int k = 0; k < n; k++) {
+		size_t at = (size_t)(rev ? n - 1 - k : k) * stride;
+		acc = (uint32_t)a[at] * acc + (uint32_t)b[at];
+		h[at] = (int32_t)acc;
+	}
+}
+
+static void case_combine(int rows, int cols, int rev, int warps)
+{
+	if (!want("combine"))
+		return;
+	Case c;
+	start(&c, "combine %dx%d%s warps=%d", rows, cols, rev ? " reverse" : "", warps);
+	size_t n = (size_t)rows * cols, nr = (size_t)rows + cols + 1;
+	float *x = xmalloc(4 * n), *rs = xmalloc(4 * nr), *sc = xmalloc(4 * n), *sf = xmalloc(4 * n);
+	int32_t *ra = xmalloc(4 * nr), *sa = xmalloc(4 * n), *sb = xmalloc(4 * n);
+	int32_t *ai = xmalloc(4 * n), *bi = xmalloc(4 * n), *want_a = xmalloc(4 * n), *want_b = xmalloc(4 * n);
+	uint16_t *rh = xmalloc(2 * 2 * (size_t)rows);
+	fill_f32(x, n, -1, 1);
+	Buf bufs[] = {{rs, 4 * nr, OUT}, {ra, 4 * nr, OUT}, {rh, 4 * (size_t)rows, OUT}, {sc, 4 * n, OUT},
+	              {sa, 4 * n, OUT},  {sb, 4 * n, OUT},  {sf, 4 * n, OUT},             {x, 4 * n, IN}};
+	Launch l = {.file = "combine.tile", .src = combine_src, .kernel = "combine",
+	            .defs = {{"R", rows}, {"C", cols}, {"REV", rev}}, .ndefs = 3, .num_warps = warps, .grid = 1,
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6), ABUF(7)}, .nargs = 8,
+	            .bufs = bufs, .nbufs = 8};
+	void *ir[8] = {NULL};
+	if (!run_both(&c, &l, true, ir))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		ai[i] = (int32_t)(x[i] * 1000.0f) | 1;
+		bi[i] = (int32_t)(x[i] * 77.0f);
+	}
+	for (int i = 0; i < rows; i++)
+		affine_ref(ai + (size_t)i * cols, bi + (size_t)i * cols, want_a + (size_t)i * cols, cols, 1, rev);
+	for (int j = 0; j < cols; j++)
+		affine_ref(ai + j, bi + j, want_b + j, rows, (size_t)cols, rev);
+	/* reductions: each row (i < rows), each column, the whole tile */
+	for (size_t q = 0; q < nr && !c.failed; q++) {
+		bool row = q < (size_t)rows, all = q == nr - 1;
+		int len = all ? (int)n : row ? cols : rows, best = 0;
+		double s = 0, mag = 0;
+		for (int k = 0; k < len; k++) {
+			size_t at = all ? (size_t)k : row ? q * cols + k : (size_t)k * cols + (q - rows);
+			s += x[at], mag += fabs(x[at]);
+			size_t bat = row ? q * cols + best : (size_t)best * cols + (q - rows);
+			if (!all && x[at] > x[bat])
+				best = k;
+		}
+		double tol = 2e-6 * mag + 1e-30, e = fabs(rs[q] - s) / tol;
+		if (!(e <= 1.0))
+			fail(&c, "sum %zu: %.9g, want %.9g", q, (double)rs[q], s);
+		else if (e > c.maxerr)
+			c.maxerr = e;
+		if (!all && ra[q] != best)
+			fail(&c, "first_max %zu: index %d, want %d", q, ra[q], best);
+	}
+	for (int i = 0; i < rows && !c.failed; i++) {
+		float lo = INFINITY, hi = -INFINITY;
+		for (int k = 0; k < cols; k++) {
+			float v = half_to_f32(f32_to_half(x[(size_t)i * cols + k]));
+			lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+		}
+		if (half_to_f32(rh[i]) != lo || half_to_f32(rh[rows + i]) != hi)
+			fail(&c, "min_max of row %d: %g, %g, want %g, %g", i, (double)half_to_f32(rh[i]),
+			     (double)half_to_f32(rh[rows + i]), (double)lo, (double)hi);
+	}
+	/* scans along the rows: the running sum and the f32 recurrence h = t/2 h + t */
+	for (int i = 0; i < rows && !c.failed; i++) {
+		double s = 0, mag = 0, hf = 0;
+		for (int k = 0; k < cols && !c.failed; k++) {
+			size_t at = (size_t)i * cols + (rev ? cols - 1 - k : k);
+			s += x[at], mag += fabs(x[at]);
+			hf = 0.5 * x[at] * hf + x[at];
+			double tol = 2e-6 * mag + 1e-30;
+			if (!(fabs(sc[at] - s) <= tol))
+				fail(&c, "running sum at %zu: %.9g, want %.9g", at, (double)sc[at], s);
+			if (!(fabs(sf[at] - hf) <= 1e-5 * (1 + fabs(hf))))
+				fail(&c, "f32 recurrence at %zu: %.9g, want %.9g", at, (double)sf[at], hf);
+		}
+	}
+	for (size_t i = 0; i < n && !c.failed; i++)
+		if (sa[i] != want_a[i] || sb[i] != want_b[i])
+			fail(&c, "i32 recurrence at %zu: %d and %d, want %d and %d", i, sa[i], sb[i], want_a[i], want_b[i]);
+	if (ir[0] && !c.failed) {
+		agree(&c, "sums", rs, ir[0], F32, nr, 4e-6, 1e-6);
+		for (int b = 1; b <= 6 && !c.failed; b++)
+			if (memcmp(ir[b], bufs[b].host, bufs[b].bytes) != 0)
+				fail(&c, "buffer %d: the interpreter's results differ from the GPU's", b);
+	}
+out:
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 8);
+	free(x), free(rs), free(sc), free(sf), free(ra), free(sa), free(sb), free(ai), free(bi), free(want_a);
+	free(want_b), free(rh);
+}
+
+/*
+ * linear_scan.tile: h[t] = a[t] h[t-1] + b[t] along rows of T, a in
+ * [0.5, 1), b in [-1, 1]: against the recurrence in double, within 1e-5 of
+ * the magnitude it carries (the same recurrence on |a|, |b|).
+ */
+static void case_linear_scan(int rows, int T, int block, int warps)
+{
+	if (!want("linear_recurrence"))
+		return;
+	Case c;
+	start(&c, "linear_recurrence rows=%d T=%d BLOCK=%d warps=%d", rows, T, block, warps);
+	size_t n = (size_t)rows * T;
+	float *a = xmalloc(4 * n), *b = xmalloc(4 * n), *h = xmalloc(4 * n);
+	fill_f32(a, n, 0.5, 1);
+	fill_f32(b, n, -1, 1);
+	Buf bufs[] = {{h, 4 * n, OUT}, {a, 4 * n, IN}, {b, 4 * n, IN}};
+	Launch l = {.file = "linear_scan.tile", .kernel = "linear_recurrence", .defs = {{"BLOCK", block}}, .ndefs = 1,
+	            .num_warps = warps, .grid = (unsigned)rows, .args = {ABUF(0), ABUF(1), ABUF(2), AI32(T)}, .nargs = 4,
+	            .bufs = bufs, .nbufs = 3};
+	void *ir[3] = {NULL, NULL, NULL};
+	if (run_both(&c, &l, n <= (1 << 16), ir)) {
+		for (int r = 0; r < rows && !c.failed; r++) {
+			double x = 0, mag = 0;
+			for (int t = 0; t < T && !c.failed; t++) {
+				size_t at = (size_t)r * T + t;
+				x = a[at] * x + b[at];
+				mag = a[at] * mag + fabs(b[at]);
+				double tol = 1e-5 * mag + 1e-6, e = fabs(h[at] - x) / tol;
+				if (!(e <= 1.0))
+					fail(&c, "h[%d, %d] = %.9g, want %.9g", r, t, (double)h[at], x);
+				else if (e > c.maxerr)
+					c.maxerr = e;
+			}
+		}
+		if (ir[0])
+			agree(&c, "h", h, ir[0], F32, n, 1e-5, 1e-5);
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 3);
+	free(a), free(b), free(h);
+}
+
+/*
  * rope.tile: tokens x heads rows of 2 * half, `per` to a program, positions up to maxpos (a
  * million and more reach sin and cos's long reduction).  The angle is the
  * kernel's one f32 product; the rest in double.  `inter`: rope_interleaved,
@@ -2063,6 +2250,20 @@ static void run_all(void)
 	case_scan(16, 64, 0, 1, 4);
 	case_scan(64, 32, 0, 0, 8);
 	case_scan(4, 256, 1, 1, 2);
+	case_combine(4, 256, 0, 4);
+	case_combine(4, 256, 1, 4);
+	case_combine(2, 1024, 0, 4);
+	case_combine(2, 2048, 1, 8);
+	case_combine(32, 32, 0, 4);
+	case_combine(64, 16, 1, 8);
+	case_combine(1, 32, 0, 1);
+	case_combine(128, 2, 1, 2);
+	case_linear_scan(4, 1024, 1024, 4);
+	case_linear_scan(3, 3000, 1024, 8);
+	case_linear_scan(5, 77, 128, 4);
+	case_linear_scan(2, 100, 32, 1);
+	if (large)
+		case_linear_scan(4096, 4096, 2048, 8);
 	case_atomics(5000, 16);
 	case_atomics(1 << 16, 1);
 	if (large)

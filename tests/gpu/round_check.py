@@ -1,11 +1,12 @@
-"""round_check.py: tests/codegen/round-to-16-bit.tile's and fmod.tile's kernels on the GPU, against torch,
-bit for bit.
+"""round_check.py: tests/codegen/round-to-16-bit.tile's, fmod.tile's and fmod-f64.tile's kernels on the GPU,
+against torch, bit for bit.
 
     python3 tests/gpu/round_check.py      # on the GPU machine, from the repository root (TILEC_LIB set)
 
 Roundings to f16 or bf16 of ops on the other 16-bit type (and of frem), which LLVM 19 would narrow to the
 wrong type: f16 bits stored as bf16, bf16 values rounded to f16 before an add (70144 - 70144 giving NaN).
-And float % (fmod.tile): exact fmod, the sign of a zero kept, quotients past 2^24, subnormals, inf and NaN.
+And float % (fmod.tile, fmod-f64.tile): exact fmod, the sign of a zero kept, quotients past 2^24 (f32) and 2^53
+(f64, up to 2^2098), subnormals, inf and NaN.
 """
 import os
 import sys
@@ -23,15 +24,12 @@ yb = torch.tensor([-70144.0, 2.0, 1e-3, 0.5] * 8, device="cuda", dtype=torch.bfl
 ok = True
 
 
-def check(name, got, want, zero_sign=True):
-    """Bit for bit (NaNs of any payload alike; zeros of either sign where not zero_sign)."""
+def check(name, got, want):
+    """Bit for bit (NaNs of any payload alike)."""
     global ok
-    bits = torch.int16 if got.element_size() == 2 else torch.int32
-    skip = torch.isnan(want) if zero_sign else torch.isnan(want) | (want == 0)
-    same = torch.equal(torch.isnan(got), torch.isnan(want)) and \
-        torch.equal(got[~skip].view(bits), want[~skip].view(bits))
-    if not zero_sign:
-        same = same and bool((got[want == 0] == 0).all())
+    bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}[got.element_size()]
+    nan = torch.isnan(want)
+    same = torch.equal(torch.isnan(got), nan) and torch.equal(got[~nan].view(bits), want[~nan].view(bits))
     ok &= same
     print(f"{name}: {'ok' if same else 'WRONG'} got {got[:4].tolist()} want {want[:4].tolist()}")
 
@@ -41,7 +39,7 @@ for k, want in (("f64_rem", torch.fmod(x16.double(), 0.5).to(torch.bfloat16)),
     out = torch.full((32,), float("nan"), device="cuda", dtype=torch.bfloat16)
     tilec.Kernel.compile(SRC, k).launch(1, out, x16)
     torch.cuda.synchronize()
-    check(k, out, want, zero_sign=k != "f64_rem")  # an f64 % keeps LLVM's frem: a zero's sign is lost
+    check(k, out, want)
 out = torch.full((32,), float("nan"), device="cuda", dtype=torch.float16)
 tilec.Kernel.compile(SRC, "bf_add_to_f16").launch(1, out, xb, yb)
 torch.cuda.synchronize()
@@ -58,5 +56,13 @@ out = torch.full((16,), float("nan"), device="cuda")
 tilec.Kernel.compile(os.path.join(ROOT, "tests", "codegen", "fmod.tile"), "rem32").launch(1, out, xs, ys)
 torch.cuda.synchronize()
 check("fmod f32", out, torch.fmod(xs, ys))
+xd = torch.tensor([1e308, -3.5, 7.0, 1e300, 5.0, float("inf"), 3.0, -0.0, 2.5e-320, -1e300, 0.75, 1e-310,
+                   1e22, -1e200, 1.0, float("nan")], device="cuda", dtype=torch.float64)
+yd = torch.tensor([3e-308, 0.5, 0.0, 1e-300, float("inf"), 2.0, float("nan"), 1.0, 3e-322, 7.0, -0.5, 5e-324,
+                   3.0, 0.1, 2.2250738585072014e-308, 1.0], device="cuda", dtype=torch.float64)
+out = torch.full((16,), float("nan"), device="cuda", dtype=torch.float64)
+tilec.Kernel.compile(os.path.join(ROOT, "tests", "codegen", "fmod-f64.tile"), "rem64").launch(1, out, xd, yd)
+torch.cuda.synchronize()
+check("fmod f64", out, torch.fmod(xd, yd))
 print("cross-type roundings and fmod:", "all ok" if ok else "WRONG")
 sys.exit(0 if ok else 1)
