@@ -395,8 +395,8 @@ static void head(Parser *p, OpText *o)
 		expect(p, "=");
 		o->iattr[0] = integer(p);
 	}
-	if ((o->code == OP_CUMSUM || o->code == OP_SCAN) && same_line(p) && accept(p, "reverse"))
-		o->iattr[1] = 1;
+	if ((o->code == OP_CUMSUM || o->code == OP_SCAN || o->code == OP_REDUCE) && same_line(p) && accept(p, "reverse"))
+		o->iattr[1] = 1; /* on reduce, for the verifier to refuse */
 	if ((o->code == OP_REDUCE || o->code == OP_SCAN) && same_line(p) && accept(p, "combine")) {
 		/* the region's arguments: an earlier partial, then a later one */
 		expect(p, "(");

@@ -230,7 +230,7 @@ static void print_head(Printer *p, Op *op)
 	bool combine = op->code == OP_REDUCE || op->code == OP_SCAN;
 	if (op->code == OP_EXPAND_DIMS || op_has(op->code, F_REDUCE) || op->code == OP_CUMSUM || combine)
 		sb_printf(out, " axis=%lld", (long long)op->iattr[0]);
-	if ((op->code == OP_CUMSUM || op->code == OP_SCAN) && op->iattr[1])
+	if ((op->code == OP_CUMSUM || combine) && op->iattr[1])
 		sb_puts(out, " reverse");
 	if (combine && op->nblocks == 1) {
 		sb_puts(out, " combine(");

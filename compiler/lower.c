@@ -1365,7 +1365,7 @@ static int combine_call(L *l, Node *call, bool scan, Rv *out)
 		if (t.elem == TY_PTR)
 			error_at(l->d, items[i]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
 		if (!broadcast_shape(shape, t, &shape))
-			error_at(l->d, items[i]->loc, "'%s': this %s does not broadcast with the inputs before it (%s)",
+			error_at(l->d, items[i]->loc, "'%s': this %s does not broadcast with the inputs before it (shape %s)",
 				 call->name, tstr(l, t), shape_str(l, shape));
 		v[i] = x.v;
 	}
@@ -1830,7 +1830,8 @@ static void unpack(L *l, Node *n)
 {
 	Node *c = n->lhs;
 	if (!multi_valued(l, c))
-		error_at(l->d, c->loc, "only a call of an fn (or randint4x) gives several values");
+		error_at(l->d, c->loc, "only a call of an fn, randint4x, split, or reduce or associative_scan of a tuple "
+			 "gives several values");
 	for (int i = 0; i < n->nargs; i++)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(n->args[i]->name, n->args[j]->name) && strcmp(n->args[i]->name, "_"))

@@ -226,7 +226,7 @@ static Node *list(P *p)
 }
 
 // primary = INT | FLOAT | "true" | "false" | IDENT | IDENT "(" args? ")"
-//         | "(" expr ("," expr)* ")" | "[" expr ("," expr)* "]" | "*" IDENT
+//         | "(" expr ("," expr)* ","? ")" | "[" expr ("," expr)* "]" | "*" IDENT
 static Node *primary(P *p)
 {
 	Token *t = p->tok;
@@ -268,7 +268,7 @@ static Node *primary(P *p)
 		Node *tup = new_node(p, ND_TUPLE, t->loc);
 		int cap = 0;
 		push_node(p, &tup->args, &tup->nargs, &cap, n);
-		while (consume(p, TK_COMMA))
+		while (consume(p, TK_COMMA) && !at(p, TK_RPAREN)) /* (x,) is a tuple of one, as in Python */
 			push_node(p, &tup->args, &tup->nargs, &cap, expr(p));
 		if (!at(p, TK_RPAREN))
 			expected(p, "',' or ')'", "in tuple");

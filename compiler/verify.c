@@ -457,6 +457,10 @@ static const char *check_combine_region(Func *f, Op *op)
 			if (vtype(f, q->res[i]).rank)
 				return arena_printf(f->arena, "its region makes a tile (%s): it combines scalars",
 						    op_info[q->code].text);
+		for (int i = 0; i < q->nopnds; i++)
+			if (vtype(f, q->opnds[i]).rank)
+				return arena_printf(f->arena, "its region reads a tile (%s's operand %d): it combines scalars",
+						    op_info[q->code].text, i);
 	}
 	return NULL;
 }
