@@ -22,7 +22,7 @@
 #              bench/attention.py, plain and causal, and
 #              bench/attention_backward.py (vs Triton and torch SDPA) and
 #              bench/layernorm_backward.py, bench/softmax_persistent.py and
-#              bench/rope.py (both forms), bench/dropout.py and bench/cumsum.py (vs Triton
+#              bench/rope.py (both forms), bench/dropout.py, bench/cumsum.py and bench/linear_scan.py (vs Triton
 #              and torch; all into bench.log)
 # Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
 # bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
@@ -130,6 +130,7 @@ ptxas_all() {
 		linear.tile linear - ACT=2
 		rope.tile rope 4 ROWS=8 +stride=16
 		rope.tile rope_interleaved 4 ROWS=8 +stride=16
+		linear_scan.tile linear_recurrence 4 BLOCK=1024 +T=16
 		layernorm_backward.tile layernorm_backward_locked 8 BLOCK=8192 +n=16,stride=16
 		dropout.tile dropout 4 BLOCK=1024 +n=16
 		dropout.tile dropout_add 4 BLOCK=1024 +n=16
@@ -198,6 +199,7 @@ step bench 100 python3 bench/rope.py
 step bench 80 python3 bench/rope.py interleaved
 step bench 90 python3 bench/dropout.py
 step bench 60 python3 bench/cumsum.py
+step bench 60 python3 bench/linear_scan.py
 
 summary+=("GPU: $gpu")
 summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")
