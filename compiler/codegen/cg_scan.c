@@ -25,6 +25,8 @@
  * the left one, so both partners compute the same merged tot, and the
  * combine need not be commutative, as Triton's associative_scan.
  */
+#include <string.h>
+
 #include "cg.h"
 
 enum { MAX_SCAN = 16 };
@@ -78,6 +80,70 @@ static Part select_part(Cg *c, LLVMValueRef cond, Part a, Part b, int k)
 	return a;
 }
 
+enum { MAX_RUN = 3 };
+
+typedef struct Blocks {
+	Part t[1 << MAX_RUN]; /* t[m]: the tot of the block m away */
+} Blocks;
+
+/*
+ * Steps j .. j + w - 1 (bits bit0 .. bit0 + w - 1 of the position), none a
+ * register or lane column (warp bits, mostly), in one exchange instead of
+ * w: every element's tot to scratch once, then each thread reads the tots
+ * of the 2^w blocks around its own (at its flat index with those bits
+ * flipped: t[m] for the block m away) and runs the w steps itself, on its
+ * own pre and on those tots: the merges the butterfly makes, in its order,
+ * so the same bits, behind one barrier.  At step i the block m away (m a
+ * multiple of 2^(i+1)) comes after its partner where this thread's block
+ * comes after its own: they agree in bit i.
+ */
+static void smem_run(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, Part *pre, Part *tot, int n, uint32_t zm,
+		     uint32_t merged, int bit0, int w, bool rev)
+{
+	int k = op->nopnds, nb = 1 << w;
+	bool add = op->code == OP_CUMSUM;
+	if (op->smem_bytes < tile_base(c->f, op, k))
+		die("codegen: %s has %d bytes of scratch, needs %d", op_info[op->code].text, op->smem_bytes,
+		    tile_base(c->f, op, k));
+	write_tots(c, op, l, flat, tot, n, zm, k);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
+	Blocks *t = NEWN(c->f->arena, Blocks, n);
+	for (int r = 0; r < n; r++) {
+		if ((r & zm) || (r & (int)merged))
+			continue;
+		t[r].t[0] = tot[r];
+		for (int m = 1; m < nb; m++)
+			for (int i = 0; i < k; i++) {
+				ElemKind e = vtype(c->f, op->opnds[i]).elem;
+				LLVMValueRef at = LLVMBuildXor(c->b, flat[r], cg_i32c(c, (int64_t)m << bit0), "");
+				LLVMValueRef off = LLVMBuildMul(c->b, at, cg_i32c(c, elem_bytes(e)), "");
+				LLVMValueRef p = cg_smem_ptr(c, op->smem_offset + tile_base(c->f, op, i), off);
+				t[r].t[m].v[i] = cg_from_mem(c, LLVMBuildLoad2(c->b, cg_mem_type(c, e), p, ""), e);
+			}
+	}
+	for (int r = 0; r < n; r++) {
+		if (r & zm)
+			continue;
+		Blocks bl = t[r & ~(int)merged];
+		Part *b = bl.t;
+		for (int i = 0; i < w; i++) {
+			LLVMValueRef set = LLVMBuildICmp(c->b, LLVMIntNE,
+			                                 LLVMBuildAnd(c->b, flat[r], cg_i32c(c, 1u << (bit0 + i)), ""),
+			                                 cg_i32c(c, 0), "");
+			LLVMValueRef later = rev ? LLVMBuildNot(c->b, set, "") : set;
+			Part part = b[1 << i];
+			Part merged_pre = add ? combine(c, op, pre[r], part) : combine(c, op, part, pre[r]);
+			pre[r] = select_part(c, later, merged_pre, pre[r], k);
+			for (int m = 0; m < nb; m += 2 << i) {
+				Part x = b[m], y = b[m + (1 << i)];
+				b[m] = add ? combine(c, op, x, y)
+				           : combine(c, op, select_part(c, later, y, x, k), select_part(c, later, x, y, k));
+			}
+		}
+		tot[r] = b[0];
+	}
+}
+
 void cg_scan(Cg *c, Op *op)
 {
 	ValId src = op->opnds[0];
@@ -107,6 +173,15 @@ void cg_scan(Cg *c, Op *op)
 	for (int j = 0; j < bits; j++) {
 		uint32_t bit = 1u << (shift + j);
 		int ri = layout_column(l->reg, l->nreg, bit), li = ri < 0 ? layout_column(l->lane, l->nlane, bit) : -1;
+		int w = 0; /* steps from j on that cross shared memory */
+		while (ri < 0 && li < 0 && w < MAX_RUN && j + w < bits &&
+		       layout_column(l->reg, l->nreg, bit << w) < 0 && layout_column(l->lane, l->nlane, bit << w) < 0)
+			w++;
+		if (w > 1) {
+			smem_run(c, op, l, flat, pre, tot, n, zm, merged, shift + j, w, rev);
+			j += w - 1;
+			continue;
+		}
 		if (ri < 0 && li < 0) {
 			if (op->smem_bytes < tile_base(c->f, op, k))
 				die("codegen: %s has %d bytes of scratch, needs %d", op_info[op->code].text, op->smem_bytes,
