@@ -64,7 +64,19 @@ values are used where each lane, or each program for a scalar one, has an
 address of its own (atomic_cas on i32 and f32 against the memory's value,
 the other zero or a NaN; f32 and i32 max and min; i32 add; xchg; a scalar
 one in every trip of a loop); cumsum along any axis, forward and
-reversed; tiles of 1 to 8192
+reversed; reduce and associative_scan with combine fns of their own
+(written once each, before or after the kernel, some calling a helper fn
+or taking a parameter past the 2k with its default), of a tile or a tuple
+of tiles, broadcast rows and scalars of mixed types, along any axis of a
+1-D to 3-D tile (a 1-D one, or a tile reshaped to 1-D, reduced to
+scalars), scans forward or reversed (a literal, a keyword or a
+constexpr), the combine a product of parts: add (f32, f64, i32, i64),
+max and min (maximum, where, a helper), xor, or and and (integers, i1),
+the min and max of one value, the sum and count of the values where a
+condition holds, the largest or smallest value with its first (or last)
+index, Welford's (mean, M2, count), and in scans the affine map
+x -> a x + b composed in order (f32 with |a| <= 0.5, i32 with a = -1 or 1);
+tiles of 1 to 8192
 elements (1x256, 256x2, 4x1x64, ...), grids over all three axes, 1 to 32
 warps, constexprs given by default or by define.  While an expression is
 built each value carries the interval its elements can take, so only
@@ -84,7 +96,10 @@ ex2/lg2/rsqrt.approx (plus |x| ulp for exp's scaling by log2 e), 2 ulp of
 f32 for sin/cos/tanh/erf (docs/language.md) after the input's bound times
 the function's steepest slope, floor/ceil exact (rejected where the bound
 straddles an integer), and for
-sums a count of roundings that covers any order the GPU reduces in; for a
+sums a count of roundings that covers any order the GPU reduces in (a
+combine's float adds too; its Welford merges by the same depth, M2 through
+Cauchy-Schwarz over the merges; its scans' as cumsum's butterfly, the
+affine map's by the magnitudes of its terms); for a
 dot, 3 (K + 16) f32 roundings of the sum of |a||b| (any order, tensor cores
 that truncate) and 2^-10 of it more for tf32.  A
 comparison, mask or argmax whose answer those bounds leave open is
@@ -149,15 +164,27 @@ def bf16_bits(v):
                        (x + 0x7fff + ((x >> 16) & 1)) >> 16 for x in u])
 
 
-def rounded(dt, v):
-    """v rounded to nearest even in dt (through f32 for bf16: no double-rounding
-    case arises, as values are exact or carry a bound)."""
+def bf16_one(x):
+    """A finite x rounded to nearest even in bf16 (8 significant bits, f32's exponents), directly."""
+    sh = max(math.frexp(x)[1] - 8, -133)
+    y = math.ldexp(round(math.ldexp(x, -sh)), sh)
+    return y if abs(y) < 2.0 ** 128 else math.copysign(math.inf, x)
+
+
+def rounded(dt, v, direct=False):
+    """v rounded to nearest even in dt; bf16 through f32, as its arithmetic (computed in f32 and
+    rounded back), or, direct, straight from the value, as a cast (of an f64 value just past a bf16
+    midpoint, which f32 would round onto it)."""
     if dt == 'f32':
         return array('f', v).tolist()
     if dt == 'f16':
         return f16_list(v)
     if dt == 'bf16':
-        return array('f', array('I', [b << 16 for b in bf16_bits(v)]).tobytes()).tolist()
+        out = array('f', array('I', [b << 16 for b in bf16_bits(v)]).tobytes()).tolist()
+        if not direct:
+            return out
+        f = array('f', v).tolist()
+        return [o if y == x or x != x or math.isinf(x) else bf16_one(x) for x, y, o in zip(v, f, out)]
     return v
 
 
@@ -298,7 +325,7 @@ def convert(t, dt):
         return t
     if dt in FLOATS:
         v = t.v if t.dt in FLOATS else [float(x) for x in t.v]
-        r = rounded(dt, v)
+        r = rounded(dt, v, direct=True)
         if t.e is None:
             check_finite(dt, r, None, [t])
             return T(t.shape, dt, r)
@@ -1400,7 +1427,7 @@ def walk(body):
 def drop(body, dead):
     out = []
     for s in body:
-        if isinstance(s, Let) and s.name in dead or isinstance(s, Split) and s.names[0] in dead:
+        if isinstance(s, Let) and s.name in dead or isinstance(s, Split) and s.names[0] in dead or s in dead:
             continue
         if isinstance(s, (For, While)):
             s.body = drop(s.body, dead)
@@ -1487,6 +1514,8 @@ class Kernel:
         self.nid = 0
         self.sizes = {}       # constexprs that size tiles (BLOCK, BM, ...): spelled in reshape's shapes
         self.decoy = rng.choice([None, None, None, 'before', 'after', 'return'])
+        self.fns = []         # the combine fns (CombineFn) reduce and associative_scan call
+        self.fns_after = rng.random() < 0.3     # written after the kernel (a call may come before its fn)
 
     # -- parameters --
     def fresh(self, p='t'):
@@ -1705,29 +1734,52 @@ class Kernel:
         if r.random() < 0.15:
             self.attrs.append('@fp_fusion(false)')
 
-    def source(self):
-        lines = ['// %s' % ' '.join(self.desc)]
-        if self.decoy == 'before':
-            lines += DECOY
-        lines += self.attrs
-        lines.append('kernel %s(%s) {' % (self.name, ', '.join(self.params)))
+    def kernel_lines(self):
+        lines = self.attrs + ['kernel %s(%s) {' % (self.name, ', '.join(self.params))]
         for s in self.body:
             lines += s.lines('    ')
         if self.decoy == 'return':
             lines.append('    return;')
-        lines.append('}')
+        return lines + ['}']
+
+    def fn_lines(self, text):
+        """The combine fns the kernel's text calls (and the helpers they call), each once."""
+        out, used = [], set()
+        for f in self.fns:
+            if re.search(r'\b%s\b' % f.name, text):
+                used.add(f.name)
+                used.update(f.deps)
+        for f in self.fns:
+            if f.name in used:
+                out += f.lines()
+        return out
+
+    def source(self):
+        lines = ['// %s' % ' '.join(self.desc)]
+        if self.decoy == 'before':
+            lines += DECOY
+        kern = self.kernel_lines()
+        fns = self.fn_lines('\n'.join(kern))
+        lines += (kern + fns) if self.fns_after else (fns + kern)
         if self.decoy == 'after':
             lines += DECOY
         return '\n'.join(lines) + '\n'
 
     def prune(self):
-        """Drop the lets nothing reads (tilec would warn), until none is left."""
+        """Drop the lets nothing reads (tilec would warn), until none is left; a result of a
+        reduce or associative_scan nothing reads becomes `_` (the let goes when all do)."""
         while True:
-            text = self.source()
+            text = '\n'.join(self.kernel_lines())
+            once = lambda x: len(re.findall(r'\b%s\b' % x, text)) == 1
             dead = {s.name for s in walk(self.body) if isinstance(s, Let) and not s.var and
-                    not isinstance(s.node, Atomic) and len(re.findall(r'\b%s\b' % s.name, text)) == 1}
+                    not isinstance(s.node, Atomic) and once(s.name)}
             dead |= {s.names[0] for s in walk(self.body) if isinstance(s, Split) and
-                     all(len(re.findall(r'\b%s\b' % x, text)) == 1 for x in s.names)}
+                     all(once(x) for x in s.names)}
+            for s in walk(self.body):
+                if isinstance(s, LetMulti):
+                    s.names = ['_' if x != '_' and once(x) else x for x in s.names]
+                    if all(x == '_' for x in s.names):
+                        dead.add(s)
             if not dead:
                 return
             self.body = drop(self.body, dead)
@@ -1791,6 +1843,696 @@ class Kernel:
                 lines.append('arg %s %r %s' % a)
         with open(os.path.join(d, 'case.txt'), 'w') as f:
             f.write('\n'.join(lines) + '\n')
+
+
+# ---- reduce and associative_scan with combine fns ----
+#
+# reduce(input, axis, combine_fn) and associative_scan(input, axis, combine_fn, reverse) of a tile or
+# a tuple of up to 16 tiles and scalars broadcast to one shape; the combine fn (emitted once per
+# kernel, Kernel.fns) is a product of parts, each combining its own members:
+#   Mono     add (f32, f64, i32, i64), max and min (maximum/minimum, where, a helper fn) on any type,
+#            xor, or, and on integers and i1
+#   Arg      (value, key): the largest (smallest) value, ties to the smaller key -- the first index
+#   Welford  (mean, M2, count) of f32 values, the count f32 or i32 (reduce)
+#   Affine   (a, b): x -> a x + b composed, earlier on the right (scan): f32 with |a| <= 0.5, or i32
+#            bounded (a in -1, 1: signed overflow is undefined on the GPU)
+# The reference combines each part along the axis in its own way: exactly where the part is exact
+# (max, min, bitwise, argmax, integers), else with the bound of any order (reduce: the GPU folds a
+# thread's elements, then a butterfly, then warps, as sum) or of the butterfly (scan, cg_scan.c).
+
+# what a combine fn's names may not be: the types, the keywords, the built-ins (lower.c reserved_name)
+RESERVED = set(FLOATS + INTS) | {
+    'kernel', 'fn', 'let', 'var', 'const', 'for', 'in', 'if', 'else', 'while', 'return', 'true', 'false',
+    'None', 'program_id', 'num_programs', 'arange', 'zeros', 'full', 'load', 'store', 'dot', 'sum', 'max',
+    'min', 'argmax', 'argmin', 'cumsum', 'sigmoid', 'maximum', 'minimum', 'clamp', 'fma', 'where', 'div_rn',
+    'cast', 'cdiv', 'trans', 'permute', 'reshape', 'join', 'split', 'interleave', 'rand', 'randn', 'randint',
+    'randint4x', 'range', 'inf', 'nan', 'atomic_cas', 'reduce', 'associative_scan', 'exp', 'exp2', 'log',
+    'log2', 'sqrt', 'rsqrt', 'abs', 'sin', 'cos', 'tanh', 'erf', 'floor', 'ceil'} | {
+    'atomic_' + a for a in ('add', 'max', 'min', 'xchg', 'and', 'or', 'xor')}
+COMBINE = 0.26      # how often a kernel of vec, mat, cube or dot adds reduce or associative_scan
+BYTES = {'i1': 1, 'i8': 1, 'i16': 2, 'f16': 2, 'bf16': 2, 'i32': 4, 'f32': 4, 'i64': 8, 'f64': 8}
+
+
+def wrap(dt, x):
+    """x wrapped to the integer type dt (two's complement)."""
+    m = 1 << BITS[dt]
+    x %= m
+    return x - m if x >= m >> 1 and dt != 'i1' else x
+
+
+def in_range(dt, v):
+    if dt in INTS and dt != 'i1':
+        lim = 1 << (BITS[dt] - 1)
+        return all(-lim <= x < lim for x in v)
+    return True
+
+
+class CombineFn:
+    """fn NAME(params) { let ...; return ...; }: a combine fn, or a helper one calls (deps: the
+    helpers this one calls, written with it)."""
+
+    def __init__(self, name, params, lets, rets, deps=()):
+        self.name, self.params, self.lets, self.rets, self.deps = name, params, lets, rets, list(deps)
+        self.params_extra = []      # while built: parameters past the 2k, with defaults (Mono.body)
+        for x in params + [x for x, _ in lets]:
+            x = x.split(' = ')[0]
+            assert x.isidentifier() and x not in RESERVED, x
+
+    def lines(self):
+        head = 'fn %s(%s) {' % (self.name, ', '.join(self.params))
+        ret = 'return %s;' % ', '.join(self.rets)
+        if not self.lets and len(head) + len(ret) < 110:
+            return ['%s %s }' % (head, ret)]
+        return [head] + ['    let %s = %s;' % x for x in self.lets] + ['    ' + ret, '}']
+
+
+class Namer:
+    """A combine fn's names: parameter pairs (earlier, later) from a base and the fn's suffixes, and
+    its own lets, none twice, none reserved."""
+
+    def __init__(self, rng):
+        self.rng, self.used = rng, set()
+        self.sfx = rng.choice([('1', '2'), ('1', '2'), ('1', '2'), ('_a', '_b'), ('0', '1'), ('L', 'R'),
+                               ('_l', '_r')])
+
+    def ok(self, *names):
+        return all(x.isidentifier() and x not in RESERVED and x not in self.used for x in names)
+
+    def pair(self, bases):
+        for b in self.rng.sample(bases, len(bases)) + [bases[0] + c for c in 'xyzuvw']:
+            a, c = b + self.sfx[0], b + self.sfx[1]
+            if self.ok(a, c):
+                self.used |= {a, c}
+                return a, c
+        raise AssertionError(bases)
+
+    def local(self, base):
+        for x in [base] + [base + c for c in 'xyzuvw'] + [base + str(i) for i in range(3, 99)]:
+            if self.ok(x):
+                self.used.add(x)
+                return x
+        raise AssertionError(base)
+
+
+class Mono:
+    """One member combined on its own: add, max, min, xor, or, and."""
+    BASES = {'add': ['s', 'acc', 'tot', 'sum_', 'x', 'a'], 'max': ['m', 'hi', 'mx', 'max_', 'top'],
+             'min': ['lo', 'mn', 'min_', 'low'], 'xor': ['h', 'bits', 'x', 'f'], 'or': ['any_', 'bits', 'o'],
+             'and': ['all_', 'bits', 'msk']}
+
+    def __init__(self, op, item):
+        self.op, self.items = op, [item]
+
+    def names(self, nm):
+        a, b = nm.pair(self.BASES[self.op])
+        return [a], [b]
+
+    def body(self, k, nm, L, R, fn):
+        r, op = k.rng, self.op
+        a, b = L[0], R[0]
+        if op == 'add':
+            c = r.random()
+            if c < 0.15:        # a parameter past the 2k with its default
+                one = nm.local('one')
+                fn.params_extra.append('%s = 1' % one)
+                return [], ['%s + %s * %s' % (a, b, one)]
+            return [], ['%s + %s' % ((a, b) if c < 0.8 else (b, a))]
+        if op in ('xor', 'or', 'and'):
+            return [], ['%s %s %s' % (a, {'xor': '^', 'or': '|', 'and': '&'}[op], b)]
+        f = 'maximum' if op == 'max' else 'minimum'
+        how = r.choices(['call', 'where', 'helper', 'let'], [5, 2, 1, 1])[0]
+        if how == 'where':
+            return [], ['where(%s %s %s, %s, %s)' % (a, '>' if op == 'max' else '<', b, a, b)]
+        if how == 'helper':     # a combine fn may call another fn (inlined there too)
+            h = k.fresh('pick')
+            k.fns.append(CombineFn(h, ['u', 'v'], [], ['%s(u, v)' % f]))
+            fn.deps.append(h)
+            return [], ['%s(%s, %s)' % (h, a, b)]
+        if how == 'let':
+            t = nm.local('best' if op == 'max' else 'least')
+            return [(t, '%s(%s, %s)' % (f, a, b))], [t]
+        return [], ['%s(%s, %s)' % (f, a, b)]
+
+    def static(self, n, scan):
+        x = self.items[0]
+        if self.op == 'add':
+            return [(min(x.lo, n * x.lo), max(x.hi, n * x.hi))]
+        if self.op in ('max', 'min'):
+            return [(x.lo, x.hi)]
+        if x.dt == 'i1':
+            return [(0, 1)]
+        return [interval('^', x, x)]
+
+    def red(self, cols, n, warps, tile_n):
+        (v, e), dt, op = cols[0], self.items[0].dt, self.op
+        if op == 'add':
+            if dt in FLOATS:
+                return [reduce_group('sum', dt, v, e, warps, tile_n)]
+            s = sum(v)
+            if not in_range(dt, [s]):
+                raise AssertionError('%s sum out of range' % dt)
+            return [(s, sum(e) if e else 0.0)]
+        if op in ('max', 'min'):
+            return [((max if op == 'max' else min)(v), max(e) if e else 0.0)]
+        if e and any(e):
+            raise Reject('inexact %s' % op)
+        f = {'xor': operator.xor, 'or': operator.or_, 'and': operator.and_}[op]
+        acc = v[0]
+        for x in v[1:]:
+            acc = f(acc, x)
+        return [(acc, 0.0)]
+
+    def scan(self, cols, n):
+        (v, e), dt, op = cols[0], self.items[0].dt, self.op
+        out, err = [], []
+        if op == 'add' and dt in FLOATS:
+            # the butterfly's sums, as scan_prefix, running: exact where every partial sum is
+            bits, s, a, se, d = n.bit_length(), 0.0, 0.0, 0.0, 1
+            for j, x in enumerate(v):
+                s, a, se = s + x, a + abs(x), se + (e[j] if e else 0.0)
+                d = max(d, x.as_integer_ratio()[1])
+                if math.isinf(a):
+                    raise Reject('scan over inf')
+                out.append(s)
+                err.append(0.0 if not e and a * d < 2 ** 24 else
+                           se + (2 * bits + 4) * U[dt] * a + FLOOR[dt] * n)
+            return [(out, err)]
+        if op in ('xor', 'or', 'and') and e and any(e):
+            raise Reject('inexact %s' % op)
+        f = {'add': operator.add, 'max': max, 'min': min, 'xor': operator.xor, 'or': operator.or_,
+             'and': operator.and_}[op]
+        acc, ae = v[0], (e[0] if e else 0.0)
+        for j, x in enumerate(v):
+            if j:
+                acc = f(acc, x)
+                p = e[j] if e else 0.0
+                ae = ae + p if op == 'add' else max(ae, p)
+            out.append(acc)
+            err.append(ae)
+        if not in_range(dt, out):
+            raise AssertionError('%s running sum out of range' % dt)
+        return [(out, err)]
+
+
+class Arg:
+    """(value, key): the largest (smallest) value, ties to the smaller key (an index along the axis,
+    so the first one; reversed keys: the last one)."""
+
+    def __init__(self, which, v, key):
+        self.which, self.items = which, [v, key]
+
+    def names(self, nm):
+        v = nm.pair(['v', 'val', 'best', 'x'])
+        key = nm.pair(['k', 'key', 'idx', 'at', 'pos'])
+        return [v[0], key[0]], [v[1], key[1]]
+
+    def body(self, k, nm, L, R, fn):
+        r = k.rng
+        (v1, k1), (v2, k2) = L, R
+        c = '>' if self.which == 'max' else '<'
+        if r.random() < 0.7:
+            cond = '%s %s %s || (%s == %s && %s < %s)' % (v2, c, v1, v2, v1, k2, k1)
+        else:
+            cond = '(%s %s %s) | ((%s == %s) & (%s < %s))' % (v2, c, v1, v2, v1, k2, k1)
+        if r.random() < 0.8:
+            t = nm.local(r.choice(['take', 'later', 'swap']))
+            return [(t, cond)], ['where(%s, %s, %s)' % (t, v2, v1), 'where(%s, %s, %s)' % (t, k2, k1)]
+        return [], ['where(%s, %s, %s)' % (cond, v2, v1), 'where(%s, %s, %s)' % (cond, k2, k1)]
+
+    def static(self, n, scan):
+        v, key = self.items
+        return [(v.lo, v.hi), (key.lo, key.hi)]
+
+    def better(self, x, kx, y, ky):
+        return (x > y if self.which == 'max' else x < y) or (x == y and kx < ky)
+
+    def red(self, cols, n, warps, tile_n):
+        (v, e), (key, ke) = cols
+        if ke and any(ke):
+            raise AssertionError('inexact keys')
+        best = 0
+        for j in range(1, n):
+            if self.better(v[j], key[j], v[best], key[best]):
+                best = j
+        if e:   # another value within the bounds could win (an equal one too, unless both are exact)
+            x, p = v[best], e[best]
+            for j in range(n):
+                if j != best and abs(v[j] - x) <= p + e[j] and (v[j] != x or p + e[j] > 0):
+                    raise Reject('argmax too close to call')
+        return [(v[best], e[best] if e else 0.0), (key[best], 0.0)]
+
+    def scan(self, cols, n):
+        (v, e), (key, ke) = cols
+        if e and any(e):
+            raise Reject('inexact running argmax')
+        best, ov, ok_ = 0, [], []
+        for j in range(n):
+            if self.better(v[j], key[j], v[best], key[best]):
+                best = j
+            ov.append(v[best])
+            ok_.append(key[best])
+        return [(ov, [0.0] * n), (ok_, [0.0] * n)]
+
+
+class Welford:
+    """(mean, M2, count) of f32 values (the count f32 or i32), merged as Chan et al.:
+    n = n1 + n2, d = m2 - m1, mean = m1 + d n2 / n, M2 = M2_1 + M2_2 + d^2 n1 n2 / n."""
+
+    def __init__(self, x, m2, cnt):
+        self.items = [x, m2, cnt]
+
+    def names(self, nm):
+        ps = [nm.pair(b) for b in (['mean', 'mu', 'm'], ['m2_', 'q', 'ss', 'var'], ['n', 'cnt', 'count', 'w'])]
+        return [p[0] for p in ps], [p[1] for p in ps]
+
+    def body(self, k, nm, L, R, fn):
+        (m1, q1, n1), (m2, q2, n2) = L, R
+        n, d, w = nm.local('n'), nm.local('d'), nm.local('w')
+        if self.items[2].dt == 'f32':
+            lets = [(n, '%s + %s' % (n1, n2)), (d, '%s - %s' % (m2, m1)), (w, '%s / %s' % (n2, n))]
+            return lets, ['%s + %s * %s' % (m1, d, w), '%s + %s + %s * %s * (%s * %s)' % (q1, q2, d, d, n1, w), n]
+        lets = [(n, '%s + %s' % (n1, n2)), (d, '%s - %s' % (m2, m1)),
+                (w, 'cast(%s, f32) / cast(%s, f32)' % (n2, n))]
+        return lets, ['%s + %s * %s' % (m1, d, w), '%s + %s + %s * %s * (cast(%s, f32) * %s)' % (q1, q2, d, d, n1, w),
+                      n]
+
+    def static(self, n, scan):
+        x = self.items[0]
+        return [(x.lo, x.hi), (0.0, n * (x.hi - x.lo) ** 2), (n, n)]
+
+    def red(self, cols, n, warps, tile_n):
+        (v, e), (z, _), (c, _) = cols
+        assert all(x == 0 for x in z) and all(x == 1 for x in c)
+        mean = math.fsum(v) / n
+        m2 = math.fsum((x - mean) ** 2 for x in v)
+        u, me = U['f32'], (max(e) if e else 0.0)
+        X = max(map(abs, v)) + me
+        # the merges' depth D as sum's (reduce_group); a mean's error a weighted average of its
+        # parts' plus 13 roundings of X a merge; d's twice that.  The terms d^2 n1 n2 / n of all
+        # merges add up to M2, and their n1 n2 / n to at most n (bits + 2) (a chain's 1 each, a
+        # butterfly level's n / 2), so d's errors move M2 by at most 2 delta sqrt(M2 n (bits + 2))
+        # (Cauchy-Schwarz) + n (bits + 2) delta^2; the terms' own roundings 8 u M2, the adds'
+        # 2 u M2 a level (a subset's M2 is no larger than the whole's)
+        D = min(n, max(8, -(-tile_n // 32))) + n.bit_length() + warps + 8
+        eps = 13 * u * X * D + me
+        delta = 2 * eps + 2 * u * X
+        B = n * (n.bit_length() + 2)
+        big = (math.sqrt(m2) + math.sqrt(n) * me) ** 2
+        em2 = 2 * delta * math.sqrt(big * B) + B * delta * delta + (2 * D + 16) * u * big
+        return [(mean, eps + FLOOR['f32'] * D), (m2, em2 + FLOOR['f32'] * n * D), (n, 0.0)]
+
+
+class Affine:
+    """(a, b), the map x -> a x + b; a later (a2, b2) after an earlier (a1, b1) is (a2 a1, a2 b1 + b2).
+    Not commutative: scans only.  f32 with |a| <= 0.5 (bounded, the products fade), or i32 with a = +-1."""
+
+    def __init__(self, a, b):
+        self.items = [a, b]
+
+    def names(self, nm):
+        a = nm.pair(['a', 'mul', 'scale', 'g'])
+        b = nm.pair(['b', 'off', 'c', 'y'])
+        return [a[0], b[0]], [a[1], b[1]]
+
+    def body(self, k, nm, L, R, fn):
+        r = k.rng
+        (a1, b1), (a2, b2) = L, R
+        pa = '%s * %s' % ((a2, a1) if r.random() < 0.7 else (a1, a2))
+        pb = '%s * %s + %s' % (a2, b1, b2) if r.random() < 0.7 else '%s + %s * %s' % (b2, a2, b1)
+        return [], [pa, pb]
+
+    def static(self, n, scan):
+        a, b = self.items
+        if a.dt == 'i32':
+            big = 2 ** 31 if a.lo < -1 or a.hi > 1 else n * max(abs(b.lo), abs(b.hi))
+            return [(min(a.lo, -1), max(a.hi, 1)) if big < 2 ** 31 else (-2 ** 31, 2 ** 31 - 1), (-big, big)]
+        am = max(abs(a.lo), abs(a.hi))
+        bm = max(abs(b.lo), abs(b.hi)) / (1 - am)
+        return [(-am, am), (-bm, bm)]
+
+    def scan(self, cols, n):
+        (av, ae), (bv, be) = cols
+        dt = self.items[0].dt
+        if dt == 'i32':
+            if ae and any(ae) or be and any(be):
+                raise Reject('inexact i32 affine')
+            A, B, oa, ob = 1, 0, [], []
+            for a, b in zip(av, bv):
+                A, B = a * A, a * B + b
+                if max(abs(A), abs(B)) >= 2 ** 31:
+                    raise Reject('i32 affine overflows')   # undefined on the GPU
+                oa.append(A)
+                ob.append(B)
+            return [(oa, [0.0] * n), (ob, [0.0] * n)]
+        assert dt == 'f32', dt
+        # the butterfly: a term's product passes at most bits levels, each multiplying by a block's
+        # product (as many roundings as the block's level) and adding; M (M') the magnitudes of the
+        # sum's terms (with the inputs' bounds added), which bound the propagated error
+        bits = n.bit_length()
+        c = (bits * (bits + 1) / 2 + 2 * bits + 4) * U['f32']
+        bmax = max(map(abs, bv)) + (max(be) if be else 0.0)
+        A = B = 0.0
+        P = P1 = M = M1 = 0.0
+        oa, ea, ob, eb = [], [], [], []
+        for j, (a, b) in enumerate(zip(av, bv)):
+            pa, pb = (ae[j] if ae else 0.0), (be[j] if be else 0.0)
+            if j == 0:
+                A, B, P, P1, M, M1 = a, b, abs(a), abs(a) + pa, abs(b), abs(b) + pb
+            else:
+                A, B = a * A, a * B + b
+                P, P1 = abs(a) * P, (abs(a) + pa) * P1
+                M, M1 = abs(a) * M + abs(b), (abs(a) + pa) * M1 + abs(b) + pb
+            fl = FLOOR['f32'] * 8 * (j + 1) * (1 + bmax)
+            oa.append(A)
+            ea.append((P1 - P) + c * P1 + fl)
+            ob.append(B)
+            eb.append((M1 - M) + c * M1 + fl)
+        return [(oa, ea), (ob, eb)]
+
+
+class Combine(Node):
+    """reduce(input, axis, combine_fn) or associative_scan(input, axis, combine_fn[, reverse]): the
+    parts' members, in order, the input (one tile, or a tuple); a result for each (reduce drops the
+    axis).  style: bit 0 the axis counted from the end, bits 1-2 positional, keywords, or input= too;
+    rev_src the reverse flag as written (None: from rev); one: a single member written (x,)."""
+
+    def __init__(self, scan, parts, axis, fn, rev=False, style=0, rev_src=None, one=False):
+        self.scan, self.parts, self.axis, self.fn, self.rev, self.one = scan, parts, axis, fn, rev, one
+        self.style, self.rev_src = style, rev_src
+        self.items = [x for p in parts for x in p.items]
+        self.dts = [x.dt for x in self.items]
+        shape = ()
+        for x in self.items:
+            shape = bshape(shape, x.shape)
+        self.full = shape
+        n = shape[axis]
+        rshape = shape if scan else shape[:axis] + shape[axis + 1:]
+        stat = [st for p in parts for st in p.static(n, scan)]
+        self.res = [like(rshape, d, lo, hi) for d, (lo, hi) in zip(self.dts, stat)]
+        self.setup(rshape, self.dts[0], *stat[0])
+
+    def src(self):
+        xs = [x.src() for x in self.items]
+        inp = '(%s)' % ', '.join(xs) if len(xs) > 1 else '(%s,)' % xs[0] if self.one else xs[0]
+        ax = self.axis - len(self.full) if self.style & 1 else self.axis
+        form = (self.style >> 1) & 3
+        if form == 0:
+            args = [inp, str(ax), self.fn]
+        elif form == 1:
+            args = [inp, 'axis=%d' % ax, 'combine_fn=%s' % self.fn]
+        else:
+            args = ['input=%s' % inp, 'axis=%d' % ax, 'combine_fn=%s' % self.fn]
+        if self.scan:
+            if self.rev_src is not None:
+                args.append(self.rev_src)
+            elif form == 0 and self.rev:
+                args.append('true')
+            elif form and (self.rev or self.style & 8):
+                args.append('reverse=%s' % ('true' if self.rev else 'false'))
+        return '%s(%s)' % ('associative_scan' if self.scan else 'reduce', ', '.join(args))
+
+    def ev(self, cx):
+        return self.ev_all(cx)[0]
+
+    def ev_all(self, cx):
+        shape, ax = self.full, self.axis
+        ts = [bcast(convert(x.ev(cx), d), shape) for x, d in zip(self.items, self.dts)]
+        n, inner, outer = shape[ax], numel(shape[ax + 1:]), numel(shape[:ax])
+        m = len(self.items)
+        size = numel(shape) if self.scan else outer * inner
+        ov, oe = [[None] * size for _ in range(m)], [[0.0] * size for _ in range(m)]
+        for o in range(outer):
+            for i in range(inner):
+                idx = [o * n * inner + j * inner + i for j in range(n)]
+                if self.rev:
+                    idx.reverse()
+                cols = [([v[j] for j in idx], [e[j] for j in idx] if e else None) for v, e in ts]
+                pos = 0
+                for p in self.parts:
+                    c = cols[pos:pos + len(p.items)]
+                    if self.scan:
+                        for q, (rv, re_) in enumerate(p.scan(c, n)):
+                            for jj, j in enumerate(idx):
+                                ov[pos + q][j], oe[pos + q][j] = rv[jj], re_[jj]
+                    else:
+                        for q, (x, y) in enumerate(p.red(c, n, cx.warps, numel(shape))):
+                            ov[pos + q][o * inner + i], oe[pos + q][o * inner + i] = x, y
+                    pos += len(p.items)
+        out = []
+        for d, v, e, st in zip(self.dts, ov, oe, self.res):
+            e = e if any(e) else None
+            if d in FLOATS:
+                e = check_finite(d, v, e, [])
+            elif not in_range(d, v):
+                raise AssertionError('%s result out of range' % d)
+            out.append(T(st.shape, d, v, e))
+        return out
+
+
+class LetMulti:
+    """let a, b, ... = reduce(...) or associative_scan(...) (a `_` drops that result)."""
+
+    def __init__(self, names, node):
+        self.names, self.node = names, node
+
+    def lines(self, ind):
+        return ['%slet %s = %s;' % (ind, ', '.join(self.names), self.node.src())]
+
+    def run(self, cx):
+        for name, t in zip(self.names, self.node.ev_all(cx)):
+            if name != '_':
+                cx.env[name] = t
+
+
+def whole(e, shape):
+    """e stretched to the whole tile (zeros of its own type added) when it is smaller; its type kept."""
+    if e.shape == shape:
+        return e
+    if e.dt == 'i1':
+        return Bin('!=', Bin('+', Cast(e, 'i32'), Full(shape, 0, 'i32', zeros=True)), Lit(0))
+    return Bin('+', e, Full(shape, 0.0 if e.dt in FLOATS else 0, e.dt, zeros=True))
+
+
+def flat_offsets(shape):
+    """The row-major index of each element of a tile of shape (arange of each axis, broadcast)."""
+    off = None
+    for d in range(len(shape)):
+        x = Arange(0, shape[d])
+        if len(shape) > 1:
+            x = Index(x, [':' if i == d else None for i in range(len(shape))])
+        stride = numel(shape[d + 1:])
+        t = x if stride == 1 else Bin('*', x, Lit(stride))
+        off = t if off is None else Bin('+', off, t)
+    return off
+
+
+def draw_part(k, shape, ax, ints, exact, scan, kinds):
+    """Parts of a combine along axis ax of shape (a list, empty where the draw fails), their kind
+    appended to kinds; the members from the pool (floats), ints (exact integer tiles) and exact
+    (exact float tiles)."""
+    r = k.rng
+    n, tile_n = shape[ax], numel(shape)
+    along = lambda e: ((1,) * (len(shape) - len(e.shape)) + e.shape)[ax] == n
+
+    def vary(e, cands, op):
+        """e, or mostly (where e is the same all along the axis, a broadcast row) e op one of cands
+        that varies along it: a combine of equal values hides too much."""
+        cands = [x for x in cands if along(x) and not x.ninf and bshape(x.shape, shape) == shape]
+        if n == 1 or along(e) or not cands or r.random() < 0.2:
+            return e
+        c = r.choice(cands)
+        return Bin(op, e, c if op == '+' else Bin('&', c, Lit(15)))
+
+    fexpr = lambda: vary(k.expr(k.pool, shape, r.randint(0, 2)), [x for x in k.pool + exact if x.dt in FLOATS], '+')
+    iexpr = lambda: vary(k.int_expr(ints, shape, 2), [x for x in ints if x.dt in INTS], r.choice(['+', '^']))
+    exactf = lambda: vary(r.choice(exact) if exact and r.random() < 0.85 else Cast(iexpr(), 'f32'), exact, '+')
+
+    def boolexpr():
+        if exact and r.random() < 0.5:
+            x = r.choice(exact)
+            return Bin(r.choice(['>', '<=']), x, Lit(r.choice([0.5, -1.0, 0.0, 2.0])))
+        return Bin(r.choice(['==', '!=', '<']), Bin('&', iexpr(), Lit(3)), Lit(r.randint(0, 3)))
+
+    welford = not scan and n <= 256 and tile_n <= 2048
+    names = ['add_f', 'add_i', 'max', 'min', 'bits', 'arg', 'minmax', 'sumcount'] + \
+        (['affine_f', 'affine_i'] if scan else ['welford'] * welford)
+    weights = [5, 3, 3, 2, 3, 3, 2, 2] + ([4, 3] if scan else [3] * welford)
+    kind = r.choices(names, weights)[0]
+    kinds.append(kind)
+    if kind == 'add_f':
+        c = r.random()
+        e = Lit(1.0) if c < 0.1 else Cast(boolexpr(), 'f32') if c < 0.2 else fexpr()
+        if e.ninf:
+            return []
+        if e.dt in ('f16', 'bf16') or scan and e.dt == 'f64':
+            e = Cast(e, 'f32')
+        return [Mono('add', e)]
+    if kind == 'add_i':
+        c = r.random()
+        e = Lit(1) if c < 0.15 else Cast(boolexpr(), 'i32') if c < 0.3 else iexpr()
+        if e.dt not in ('i32', 'i64'):      # (an i8 or i16 load): no sum that wraps
+            e = Cast(e, 'i32')
+        if n * max(abs(e.lo), abs(e.hi)) >= 2 ** 31 or r.random() < 0.15:
+            e = Cast(e, 'i64')
+        return [Mono('add', e)]
+    if kind in ('max', 'min', 'minmax'):
+        c = r.random()
+        e = iexpr() if c < 0.3 and kind != 'minmax' else fexpr()
+        if e.ninf:
+            return []
+        if (c > 0.7 or kind == 'minmax' and c > 0.3) and e.dt in FLOATS:
+            e = Cast(e, r.choice(['f16', 'bf16', 'f32']))
+        if kind == 'minmax':        # both of one value: (lo, hi)
+            return [Mono('min', e), Mono('max', e)]
+        return [Mono(kind, e)]
+    if kind == 'sumcount':          # the sum and the count of the values where a condition holds
+        cond, x = boolexpr(), fexpr()
+        if x.ninf:
+            return []
+        x = x if x.dt in ('f32', 'f64') else Cast(x, 'f32')
+        return [Mono('add', Where(cond, x, Lit(0.0))), Mono('add', Cast(cond, r.choice(['i32', 'f32'])))]
+    if kind == 'bits':
+        op = r.choice(['xor', 'or', 'and'])
+        c = r.random()
+        if c < 0.25:
+            return [Mono(op, boolexpr())]
+        e = iexpr()
+        if c < 0.4:
+            e = Cast(Bin('&', e, Lit(127)), r.choice(['i8', 'i16']))
+        elif c < 0.5:
+            e = Cast(e, 'i64')
+        return [Mono(op, e)]
+    if kind == 'arg':
+        v = exactf() if r.random() < 0.7 else fexpr()
+        if v.ninf:
+            return []
+        if r.random() < 0.2 and v.dt in FLOATS:
+            v = Cast(v, r.choice(['f16', 'bf16']))
+        key = Arange(0, n)
+        if len(shape) > 1:
+            key = Index(key, [':' if i == ax else None for i in range(len(shape))])
+        c = r.random()
+        if c < 0.2:
+            key = Bin('-', Lit(n - 1), key)         # from the end: ties to the last
+        elif c < 0.35:
+            key = Bin('+', key, Lit(r.randint(1, 100)))
+        return [Arg(r.choice(['max', 'max', 'min']), v, key)]
+    if kind == 'welford':
+        x = exactf() if r.random() < 0.6 else fexpr()
+        if x.ninf:
+            return []
+        if x.dt != 'f32':
+            x = Cast(x, 'f32')
+        z = Lit(0.0) if r.random() < 0.7 else Full(shape, 0.0, 'f32', zeros=True)
+        return [Welford(x, z, Lit(1) if r.random() < 0.5 else Lit(1.0))]
+    if kind == 'affine_f':
+        a = fexpr()
+        if a.ninf:
+            return []
+        a = a if a.dt == 'f32' else Cast(a, 'f32')
+        am = max(abs(a.lo), abs(a.hi))
+        if am > 0.5:
+            a = Bin('*', a, Lit(2.0 ** -math.ceil(math.log2(am / 0.5))))
+        if max(abs(a.lo), abs(a.hi)) > 0.5:
+            return []
+        b = Lit(r.choice([1.0, 0.5])) if r.random() < 0.15 else fexpr()
+        if b.ninf:
+            return []
+        return [Affine(a, b if b.dt == 'f32' or b.weak else Cast(b, 'f32'))]
+    # affine_i: a is -1 or 1, so h stays within the sum of |b| (signed overflow is undefined on the GPU)
+    i32 = lambda e: e if e.dt == 'i32' else Cast(e, 'i32')
+    a = Bin('-', Bin('&', i32(iexpr()), Lit(2)), Lit(1))
+    return [Affine(a, i32(iexpr()))]
+
+
+def add_combine(k, shape, lin, nprog, ints, exact, scan):
+    """A reduce or associative_scan of one to four parts along a random axis of the tile, with a
+    combine fn of its own; each result stored (the most buffers allow) into a buffer of its own, a
+    region a program (lin of nprog); float results join the pool now and then."""
+    r = k.rng
+    axes = [i for i, d in enumerate(shape) if d > 1]
+    ax = r.choice(axes) if axes and r.random() < 0.9 else r.randrange(len(shape))
+    parts, kinds = [], []
+    for _ in range(r.choices([1, 2, 3, 4], [6, 4, 2, 1])[0]):
+        parts += draw_part(k, shape, ax, ints, exact, scan, kinds)
+    # a scan's operands go through shared memory: a tile and all its members at most 32 KiB
+    while scan and parts and numel(shape) * sum(BYTES[x.dt] for p in parts for x in p.items) > 32768:
+        parts.pop()
+    if not parts:
+        return
+    if all(x.shape != shape for p in parts for x in p.items):
+        parts[0].items[0] = whole(parts[0].items[0], shape)
+    if not scan and len(shape) > 1 and r.random() < 0.15:
+        # the whole tile at once: every member reshaped to 1-D, reduced to scalars
+        for p in parts:
+            p.items = [Reshape(whole(x, shape), (numel(shape),), dims(k, (numel(shape),)),
+                               bare=r.random() < 0.5) for x in p.items]
+        shape, ax = (numel(shape),), 0
+        kinds.append('flat')
+    nm = Namer(r)
+    fn = CombineFn(k.fresh(r.choice(['comb', 'merge', 'op', 'step'])), [], [], [])
+    L, R = [], []
+    for p in parts:
+        a, b = p.names(nm)
+        L += a
+        R += b
+    pos = 0
+    for p in parts:
+        m = len(p.items)
+        lets, rets = p.body(k, nm, L[pos:pos + m], R[pos:pos + m], fn)
+        fn.lets += lets
+        fn.rets += rets
+        pos += m
+    fn = CombineFn(fn.name, L + R + fn.params_extra, fn.lets, fn.rets, fn.deps)      # (checks the names)
+    k.fns.append(fn)
+    rev, rev_src, style = False, None, r.choice([0, 0, 0, 1, 2, 3, 4])
+    if scan:
+        rev = r.random() < 0.4
+        if r.random() < 0.15 and len(k.defines) < MAXDEF:
+            dt = r.choice(['i1', 'i32'])
+            c = k.const(k.fresh('REV'), int(rev) if dt == 'i32' else rev, dt,
+                        other=(int(not rev) if dt == 'i32' else not rev) if r.random() < 0.5 else None)
+            rev_src = c.name if (style >> 1) & 3 == 0 else 'reverse=%s' % c.name
+        elif r.random() < 0.3:
+            style |= 8      # reverse=false written out
+    node = Combine(scan, parts, ax, fn.name, rev, style, rev_src, one=r.random() < 0.15)
+    k.desc.append('%s(%s)' % ('scan' if scan else 'reduce', ','.join(kinds)))
+    if len(node.items) == 1:
+        res = [k.let(node, p='cr')]
+    else:
+        names = [k.fresh('cr') for _ in node.items]
+        k.body.append(LetMulti(names, node))
+        res = [Name(x, st) for x, st in zip(names, node.res)]
+    room = max(0, MAXBUF - 2 - len(k.bufs))       # (leaving two for what the family adds later)
+    rshape = node.shape
+    at = Bin('+', Bin('*', lin, Lit(numel(rshape))), flat_offsets(rshape)) if rshape else lin
+    order = list(range(len(res)))
+    r.shuffle(order)
+    for j in order[:room] if r.random() < 0.8 else order[:min(1, room)]:
+        x = res[j]
+        if x.dt == 'i1':
+            x, dt = Cast(x, 'i32'), 'i32'
+        elif x.dt in FLOATS:
+            dt = r.choice([x.dt, x.dt, 'f32'])
+        else:
+            dt = x.dt
+        b = k.buffer(k.fresh('oc'), dt, nprog * numel(rshape), 'out')
+        k.body.append(Store(Ptr(b, at), x))
+    for x in res:
+        if x.dt in FLOATS and r.random() < 0.4 and k.ok(x, x.shape) is not None:
+            if not scan and x.shape:
+                k.pool.append(Index(x, [None if i == ax else ':' for i in range(len(shape))]))
+            else:
+                k.pool.append(x)
+
+
+def add_combines(k, shape, lin, nprog, ints, exact):
+    """One or two reduce and associative_scan with combine fns (COMBINE of the kernels)."""
+    r = k.rng
+    if r.random() >= COMBINE:
+        return
+    for _ in range(1 if r.random() < 0.75 else 2):
+        add_combine(k, shape, lin, nprog, ints, exact, r.random() < 0.45)
 
 
 # ---- the shapes of program ----
@@ -1950,6 +2692,7 @@ def fam_vec(k):
         leaves.append(k.let(Cast(pid, 'f32'), p='fp'))
     fleaves = [x for x in leaves if x.dt in FLOATS] or [Cast(leaves[0], 'f32')]
     body_exprs(k, fleaves, (B,), r.randint(1, 3))
+    add_combines(k, (B,), lin, blocks * nb, ints, exact)
     if r.random() < 0.2:
         add_while(k, (B,), pid, [Reduce('sum', mask, 0), pid, Bin('%', nn, Lit(5))], exact, (idx, mask, size),
                   (lin, blocks * nb))
@@ -2654,6 +3397,7 @@ def fam_mat(k):
             leaves.append(old)
     fleaves = [x for x in leaves if x.dt in FLOATS] or [Cast(leaves[0], 'f32')]
     body_exprs(k, fleaves, shape, r.randint(1, 3))
+    add_combines(k, shape, Bin('+', Bin('*', pr, Lit(gn)), pc), gm * gn, ints, exact)
     if r.random() < 0.15:
         add_while(k, shape, pr, [Reduce('sum', rmask, 0), pr, Bin('%', mm, Lit(4))], exact, (at, mask, M * stride),
                   (Bin('+', Bin('*', pr, Lit(gn)), pc), gm * gn))
@@ -2903,6 +3647,7 @@ def fam_cube(k):
     if vec is not None:
         leaves.append(Index(k.let(Load(Ptr(vec, i), imask, Lit(1.0)), p='v'), [':', None, None]))
     body_exprs(k, leaves, shape, r.randint(1, 3))
+    add_combines(k, shape, pid, ga, [I, J, K], [x for x in leaves if x.dt in FLOATS and x.shape])
     if r.random() < 0.2:
         add_while(k, shape, pid, [Reduce('sum', imask, 0), pid], leaves, (off, mask, D0 * B * S2), (pid, ga))
     e = k.expr(k.pool, shape, r.randint(1, 4))
@@ -3093,10 +3838,12 @@ def fam_dot(k):
         leaves.append(col(k.let(Load(Ptr(bias, cn), cmask, Lit(0.0)), p='bias')))
     if rowv is not None:
         leaves.append(row(k.let(Load(Ptr(rowv, cm), Bin('<', cm, mm), Lit(1.0)), p='rv')))
+    exact = leaves[2:]      # the loaded bias and row vector
     if alpha is not None:
         leaves.append(alpha)
     shape = (BM, BN)
     body_exprs(k, leaves, shape, r.randint(0, 2))
+    add_combines(k, shape, Bin('+', Bin('*', pm, Lit(gn)), pn), gm * gn, [row(cm), col(cn)], exact)
     e = acc
     for _ in range(8 if fl or r.random() < 0.5 else 0):       # an epilogue that reads the product
         x = as_tile(k.expr(k.pool, shape, r.randint(0, 3)), shape)

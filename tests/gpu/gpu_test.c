@@ -987,7 +987,8 @@ static void case_scan(int rows, int cols, int axis, int rev, int warps)
  * index of the largest value (i32 operand beside the f32 one, exact), min
  * and max of f16 together (exact), the sum of the whole tile reshaped to
  * 1-D (a scalar), a running sum, and the affine recurrence h = a h + b
- * (combine not commutative) in i32 (wrapping, exact) along both axes and
+ * (combine not commutative) in i32 (a = +-1: exact, no overflow, which is
+ * undefined on the GPU) along both axes and
  * in f32.  The interpreter scans in the GPU's order: scans agree bit for bit.
  */
 static const char *combine_src =
@@ -1016,7 +1017,7 @@ static const char *combine_src =
 	"    store(rh + arange(0, R), lo);\n"
 	"    store(rh + R + arange(0, R), hi);\n"
 	"    store(sc + at, associative_scan(t, 1, add, REV));\n"
-	"    let ai = cast(t * 1000.0, i32) | 1;\n"
+	"    let ai = where(t > 0.0, 1, -1);\n"
 	"    let bi = cast(t * 77.0, i32);\n"
 	"    let _, b1 = associative_scan((ai, bi), 1, affine, REV);\n"
 	"    store(sa + at, b1);\n"
@@ -1026,13 +1027,13 @@ static const char *combine_src =
 	"    store(sf + at, f);\n"
 	"}\n";
 
-/* h = a h + b along one line of the tile (n elements, stride apart, from the end when rev), wrapping. */
+/* h = a h + b along one line of the tile (n elements, stride apart, from the end when rev); a = +-1, so no overflow. */
 static void affine_ref(const int32_t *a, const int32_t *b, int32_t *h, int n, size_t stride, bool rev)
 {
-	uint32_t acc = 0;
+	int64_t acc = 0;
 	for (int k = 0; k < n; k++) {
 		size_t at = (size_t)(rev ? n - 1 - k : k) * stride;
-		acc = (uint32_t)a[at] * acc + (uint32_t)b[at];
+		acc = a[at] * acc + b[at];
 		h[at] = (int32_t)acc;
 	}
 }
@@ -1059,7 +1060,7 @@ static void case_combine(int rows, int cols, int rev, int warps)
 	if (!run_both(&c, &l, true, ir))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		ai[i] = (int32_t)(x[i] * 1000.0f) | 1;
+		ai[i] = x[i] > 0 ? 1 : -1;
 		bi[i] = (int32_t)(x[i] * 77.0f);
 	}
 	for (int i = 0; i < rows; i++)
