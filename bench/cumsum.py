@@ -19,7 +19,7 @@ import triton.language as tl  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
-from ptx_ab import fresh_rounds, pick_config, print_rates, ratio_line  # noqa: E402
+from ptx_ab import exit_unless_close, fresh_rounds, pick_config, print_rates, ratio_line  # noqa: E402
 
 SHAPES = [(4096, 1024), (4096, 4096), (16384, 256)]
 WARPS = [1, 2, 4, 8, 16]
@@ -54,12 +54,7 @@ class Problem:
         self.out.fill_(float("nan"))
         fn()
         torch.cuda.synchronize()
-        got = (out() if out else self.out).double()
-        bad = ~((got - self.ref).abs() <= 1e-5 * self.mag + 1e-6)
-        if bad.any():
-            i = bad.nonzero()[0].tolist()
-            sys.exit(f"{name}: {bad.sum().item()} elements off, e.g. {i}: {got[tuple(i)].item()} vs "
-                     f"{self.ref[tuple(i)].item()}")
+        exit_unless_close(name, (out() if out else self.out).double(), self.ref, 1e-5 * self.mag + 1e-6)
 
     def nbytes(self):
         return 2 * 4 * self.x.numel()

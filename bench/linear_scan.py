@@ -23,7 +23,7 @@ import triton.language as tl  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
-from ptx_ab import fresh_rounds, pick_config, print_rates  # noqa: E402
+from ptx_ab import exit_unless_close, fresh_rounds, pick_config, print_rates  # noqa: E402
 
 SHAPES = [(4096, 1024), (4096, 4096), (1024, 16384)]
 CONFIGS = [(b, w) for b in (512, 1024, 2048, 4096) for w in (2, 4, 8, 16)]
@@ -76,12 +76,7 @@ class Problem:
         self.h.fill_(float("nan"))
         fn()
         torch.cuda.synchronize()
-        got = self.h.double()
-        bad = ~((got - self.ref).abs() <= 1e-5 * self.mag + 1e-6)
-        if bad.any():
-            i = bad.nonzero()[0].tolist()
-            sys.exit(f"{name}: {bad.sum().item()} elements off, e.g. {i}: {got[tuple(i)].item()} vs "
-                     f"{self.ref[tuple(i)].item()}")
+        exit_unless_close(name, self.h.double(), self.ref, 1e-5 * self.mag + 1e-6)
 
     def nbytes(self):
         return 3 * 4 * self.a.numel()

@@ -987,13 +987,10 @@ void cg_combine(Cg *c, Op *op, const LLVMValueRef *a, const LLVMValueRef *b, LLV
 	for (Op *q = body->first; q; q = q->next)
 		for (int i = 0; i < q->nres; i++)
 			c->regs[q->res[i]] = NULL;
-	Op *y = NULL;
-	for (Op *q = body->first; q; q = q->next)
-		if (q->code == OP_YIELD)
-			y = q;
-		else
-			emit_op(c, q);
-	if (!y || y->nopnds != k)
+	Op *y = body->last; /* the verifier's: the region ends in its yield */
+	for (Op *q = body->first; q != y; q = q->next)
+		emit_op(c, q);
+	if (!y || y->code != OP_YIELD || y->nopnds != k)
 		die("codegen: %s region does not yield %d values", op_info[op->code].text, k);
 	for (int i = 0; i < k; i++)
 		out[i] = c->regs[y->opnds[i]][0];

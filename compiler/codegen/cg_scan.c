@@ -44,6 +44,20 @@ static int32_t tile_base(Func *f, Op *op, int i)
 	return (int32_t)base;
 }
 
+/* Where value i of the element at flat index `flat` (i32) lies in scratch. */
+static LLVMValueRef tot_ptr(Cg *c, Op *op, int i, LLVMValueRef flat)
+{
+	LLVMValueRef off = LLVMBuildMul(c->b, flat, cg_i32c(c, elem_bytes(vtype(c->f, op->opnds[i]).elem)), "");
+	return cg_smem_ptr(c, op->smem_offset + tile_base(c->f, op, i), off);
+}
+
+/* Value i of the tot at flat index flat, read from scratch. */
+static LLVMValueRef load_tot(Cg *c, Op *op, int i, LLVMValueRef flat)
+{
+	ElemKind e = vtype(c->f, op->opnds[i]).elem;
+	return cg_from_mem(c, LLVMBuildLoad2(c->b, cg_mem_type(c, e), tot_ptr(c, op, i, flat), ""), e);
+}
+
 /* Every element's tot at its flat index in scratch, by the owners of l's elements. */
 static void write_tots(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, Part *tot, int n, uint32_t zm, int k)
 {
@@ -53,9 +67,8 @@ static void write_tots(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, Part 
 		if (r & zm)
 			continue;
 		for (int i = 0; i < k; i++) {
-			ElemKind e = vtype(c->f, op->opnds[i]).elem;
-			LLVMValueRef off = LLVMBuildMul(c->b, flat[r], cg_i32c(c, elem_bytes(e)), "");
-			LLVMBuildStore(c->b, cg_to_mem(c, tot[r].v[i], e), cg_smem_ptr(c, op->smem_offset + tile_base(c->f, op, i), off));
+			LLVMValueRef at = tot_ptr(c, op, i, flat[r]);
+			LLVMBuildStore(c->b, cg_to_mem(c, tot[r].v[i], vtype(c->f, op->opnds[i]).elem), at);
 		}
 	}
 	cg_owner_end(c, after);
@@ -113,13 +126,8 @@ static void smem_run(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, Part *p
 			continue;
 		t[r].t[0] = tot[r];
 		for (int m = 1; m < nb; m++)
-			for (int i = 0; i < k; i++) {
-				ElemKind e = vtype(c->f, op->opnds[i]).elem;
-				LLVMValueRef at = LLVMBuildXor(c->b, flat[r], cg_i32c(c, (int64_t)m << bit0), "");
-				LLVMValueRef off = LLVMBuildMul(c->b, at, cg_i32c(c, elem_bytes(e)), "");
-				LLVMValueRef p = cg_smem_ptr(c, op->smem_offset + tile_base(c->f, op, i), off);
-				t[r].t[m].v[i] = cg_from_mem(c, LLVMBuildLoad2(c->b, cg_mem_type(c, e), p, ""), e);
-			}
+			for (int i = 0; i < k; i++)
+				t[r].t[m].v[i] = load_tot(c, op, i, LLVMBuildXor(c->b, flat[r], cg_i32c(c, (int64_t)m << bit0), ""));
 	}
 	for (int r = 0; r < n; r++) {
 		if (r & zm)
@@ -194,19 +202,14 @@ void cg_scan(Cg *c, Op *op)
 			if (r & zm)
 				continue;
 			for (int i = 0; i < k; i++) {
-				ElemKind e = vtype(c->f, op->opnds[i]).elem;
 				if (ri >= 0)
 					part[r].v[i] = tot[r ^ (1 << ri)].v[i];
 				else if (rep != r)
 					part[r].v[i] = part[rep].v[i];
 				else if (li >= 0)
 					part[r].v[i] = cg_shfl_xor(c, tot[r].v[i], 1 << li);
-				else {
-					LLVMValueRef at = LLVMBuildXor(c->b, flat[r], cg_i32c(c, bit), "");
-					LLVMValueRef off = LLVMBuildMul(c->b, at, cg_i32c(c, elem_bytes(e)), "");
-					LLVMValueRef p = cg_smem_ptr(c, op->smem_offset + tile_base(c->f, op, i), off);
-					part[r].v[i] = cg_from_mem(c, LLVMBuildLoad2(c->b, cg_mem_type(c, e), p, ""), e);
-				}
+				else
+					part[r].v[i] = load_tot(c, op, i, LLVMBuildXor(c->b, flat[r], cg_i32c(c, bit), ""));
 			}
 		}
 		for (int r = 0; r < n; r++) {

@@ -60,19 +60,19 @@ static int warps_in_axis(const Layout *l, int axis)
  * CONVERT_LAYOUT: the whole tile, numel x element bytes (pointers 8); none
  * when the two layouts put every element in the same thread (codegen then
  * renames registers).
- * CUMSUM: the whole tile, numel x element bytes (i32, i64, f32, f64), for
- * cg_scan.c's steps across warps (each element's block sum at its flat
- * index); none when every bit of the position along the axis is a register
- * or lane column of the layout (the scan stays within each warp).  SCAN:
- * the same for each operand, each rounded up to 8 bytes.
+ * CUMSUM and SCAN: the whole tile of each operand, numel x element bytes
+ * rounded up to 8, for cg_scan.c's steps across warps (each element's
+ * block sum at its flat index); none when every bit of the position along
+ * the axis is a register or lane column of the layout (the scan stays
+ * within each warp).
  * A reduction with w > 0 warp columns in the reduced axis (else shuffles
  * finish it in registers): one slot per (warp along the axis, result
  * element), 2^w x result numel (1 for a scalar) x slot, where the slot is
  * the element widened to at least 4 bytes, doubled for argmax/argmin (value
  * and i32 index).  This is at least codegen's cg_reduce_smem_bytes, which
  * packs the values and then the indices.  REDUCE: the same with a slot
- * of its k operands' elements, each widened to at least 4 bytes.  DOT: none, its operands arrive
- * through converts.
+ * of its k operands' elements, each widened to at least 4 bytes.  DOT:
+ * none, its operands arrive through converts.
  * An atomic whose old values are used: for a scalar, one element (thread
  * 0 does it and hands it on); for a tile whose layout holds copies of
  * elements in several lanes or warps, the whole tile (the owners hand
@@ -92,14 +92,7 @@ static int64_t scratch_bytes(Func *f, Op *op)
 			return 0;
 		return type_numel(t) * elem_bytes(t.elem);
 	}
-	if (op->code == OP_CUMSUM) {
-		Type t = vtype(f, op->res[0]);
-		Value *src = val(f, op->opnds[0]);
-		if (src->layout >= 0 && layout_scan_in_warp(&f->layouts[src->layout], (int)op->iattr[0]))
-			return 0;
-		return type_numel(t) * elem_bytes(t.elem);
-	}
-	if (op->code == OP_SCAN) {
+	if (op->code == OP_CUMSUM || op->code == OP_SCAN) {
 		Value *src = val(f, op->opnds[0]);
 		if (src->layout >= 0 && layout_scan_in_warp(&f->layouts[src->layout], (int)op->iattr[0]))
 			return 0;
@@ -108,16 +101,6 @@ static int64_t scratch_bytes(Func *f, Op *op)
 			n += (type_numel(vtype(f, op->opnds[i])) * elem_bytes(vtype(f, op->opnds[i]).elem) + 7) & ~7;
 		return n;
 	}
-	if (op->code == OP_REDUCE) {
-		Value *src = val(f, op->opnds[0]);
-		int w = src->layout >= 0 ? warps_in_axis(&f->layouts[src->layout], (int)op->iattr[0]) : 0;
-		int64_t slot = 0;
-		for (int i = 0; w && i < op->nopnds; i++) {
-			int eb = elem_bytes(vtype(f, op->opnds[i]).elem);
-			slot += eb < 4 ? 4 : eb;
-		}
-		return ((int64_t)1 << w) * type_numel(vtype(f, op->res[0])) * slot;
-	}
 	if (ir_is_atomic(op->code)) {
 		Value *r = val(f, op->res[0]);
 		Type t = r->type;
@@ -125,13 +108,17 @@ static int64_t scratch_bytes(Func *f, Op *op)
 			return 0;
 		return type_numel(t) * elem_bytes(t.elem);
 	}
-	if (!op_has(op->code, F_REDUCE))
+	if (!op_has(op->code, F_REDUCE) && op->code != OP_REDUCE)
 		return 0;
 	Value *src = val(f, op->opnds[0]);
 	int w = src->layout >= 0 ? warps_in_axis(&f->layouts[src->layout], (int)op->iattr[0]) : 0;
 	if (w == 0)
 		return 0;
-	int64_t slot = elem_bytes(src->type.elem) < 4 ? 4 : elem_bytes(src->type.elem);
+	int64_t slot = 0;
+	for (int i = 0; i < op->nopnds; i++) {
+		int eb = elem_bytes(vtype(f, op->opnds[i]).elem);
+		slot += eb < 4 ? 4 : eb;
+	}
 	if (op->code == OP_ARGMAX || op->code == OP_ARGMIN)
 		slot *= 2;
 	return ((int64_t)1 << w) * type_numel(vtype(f, op->res[0])) * slot;
