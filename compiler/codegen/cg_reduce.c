@@ -246,12 +246,38 @@ static int64_t result_numel(Func *f, Op *op)
 	return t.rank ? type_numel(t) : 1;
 }
 
+/*
+ * A slot's bytes: the element's, but 4 for f16 and bf16, which sit in the
+ * low half of an i32.  With 2-byte slots LLVM merges neighbouring scratch
+ * loads of an (f16, bf16) tuple into one f16 vector, and NVPTX cannot
+ * select a bf16 element out of it.
+ */
+static int slot_bytes(ElemKind e)
+{
+	return e == TY_F16 || e == TY_BF16 ? 4 : elem_bytes(e);
+}
+
+static void store_slot(Cg *c, LLVMValueRef v, ElemKind e, LLVMValueRef at)
+{
+	if (slot_bytes(e) != elem_bytes(e))
+		v = LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, v, c->i16, ""), c->i32, "");
+	LLVMBuildStore(c->b, cg_to_mem(c, v, e), at);
+}
+
+static LLVMValueRef load_slot(Cg *c, ElemKind e, LLVMValueRef at)
+{
+	if (slot_bytes(e) == elem_bytes(e))
+		return cg_from_mem(c, LLVMBuildLoad2(c->b, cg_mem_type(c, e), at, ""), e);
+	LLVMValueRef x = LLVMBuildTrunc(c->b, LLVMBuildLoad2(c->b, c->i32, at, ""), c->i16, "");
+	return LLVMBuildBitCast(c->b, x, cg_elem_type(c, e), "");
+}
+
 /* Where value j's slots start in scratch: each value's slots packed, starting 4-byte (8 for 8-byte values) aligned. */
 static int64_t part_base(const Red *rd, int j, int64_t nslots)
 {
 	int64_t base = 0;
 	for (int i = 0; i <= j; i++) {
-		int eb = elem_bytes(rd->e[i]), align = eb > 4 ? eb : 4;
+		int eb = slot_bytes(rd->e[i]), align = eb > 4 ? eb : 4;
 		base = (base + align - 1) / align * align;
 		if (i < j)
 			base += nslots * eb;
@@ -269,13 +295,13 @@ int cg_reduce_smem_bytes(Func *f, Op *op)
 	if (!wm)
 		return 0;
 	int64_t slots = ((int64_t)1 << popcount(wm)) * result_numel(f, op);
-	int64_t bytes = part_base(&rd, rd.n - 1, slots) + slots * elem_bytes(rd.e[rd.n - 1]);
+	int64_t bytes = part_base(&rd, rd.n - 1, slots) + slots * slot_bytes(rd.e[rd.n - 1]);
 	return (int)((bytes + 15) & ~15);
 }
 
 static LLVMValueRef slot_ptr(Cg *c, Op *op, const Red *rd, LLVMValueRef slot, int j, int64_t nslots)
 {
-	LLVMValueRef off = LLVMBuildMul(c->b, slot, cg_i32c(c, elem_bytes(rd->e[j])), "");
+	LLVMValueRef off = LLVMBuildMul(c->b, slot, cg_i32c(c, slot_bytes(rd->e[j])), "");
 	return cg_smem_ptr(c, op->smem_offset + (int32_t)part_base(rd, j, nslots), off);
 }
 
@@ -305,7 +331,7 @@ static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Acc *ac
 		LLVMValueRef flat = lr ? cg_flat_index(c, lr, ti, (uint32_t)r) : ti;
 		LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, widx, cg_i32c(c, nout), ""), flat, "");
 		for (int j = 0; j < rd->n; j++)
-			LLVMBuildStore(c->b, cg_to_mem(c, acc[r].v[j], rd->e[j]), slot_ptr(c, op, rd, slot, j, nout * k));
+			store_slot(c, acc[r].v[j], rd->e[j], slot_ptr(c, op, rd, slot, j, nout * k));
 	}
 	cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
 	Acc *xs = NEWN(c->f->arena, Acc, k);
@@ -317,7 +343,7 @@ static void across_warps(Cg *c, Op *op, const Red *rd, const Layout *ls, Acc *ac
 			LLVMValueRef slot = LLVMBuildAdd(c->b, flat, cg_i32c(c, w * nout), "");
 			for (int j = 0; j < rd->n; j++) {
 				LLVMValueRef at = slot_ptr(c, op, rd, slot, j, nout * k);
-				xs[w].v[j] = cg_from_mem(c, LLVMBuildLoad2(c->b, cg_mem_type(c, rd->e[j]), at, ""), rd->e[j]);
+				xs[w].v[j] = load_slot(c, rd->e[j], at);
 			}
 		}
 		acc[r] = chain(c, rd, xs, (int)k);

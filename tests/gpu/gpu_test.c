@@ -984,12 +984,13 @@ static void case_scan(int rows, int cols, int axis, int rev, int warps)
 /*
  * reduce and associative_scan with combine fns, on an R x C tile along
  * both axes: a sum (f32, within the sum of magnitudes' rounding), the first
- * index of the largest value (i32 operand beside the f32 one, exact), min
- * and max of f16 together (exact), the sum of the whole tile reshaped to
- * 1-D (a scalar), a running sum, and the affine recurrence h = a h + b
- * (combine not commutative) in i32 (a = +-1: exact, no overflow, which is
- * undefined on the GPU) along both axes and
- * in f32.  The interpreter scans in the GPU's order: scans agree bit for bit.
+ * index of the largest value (i32 operand beside the f32 one, exact), the
+ * min in f16 beside the max in bf16 (exact, both stored as f16; 16-bit
+ * partials of two types side by side in scratch), the sum of the whole tile
+ * reshaped to 1-D (a scalar), a running sum, and the affine recurrence
+ * h = a h + b (combine not commutative) in i32 (a = +-1: exact, no
+ * overflow, which is undefined on the GPU) along both axes and in f32.  The
+ * interpreter scans in the GPU's order: scans agree bit for bit.
  */
 static const char *combine_src =
 	"fn add(a, b) { return a + b; }\n"
@@ -1013,7 +1014,7 @@ static const char *combine_src =
 	"    let _, k0 = reduce((t, r), axis = 0, combine_fn = first_max);\n"
 	"    store(ra + R + arange(0, C), k0);\n"
 	"    let h = cast(t, f16);\n"
-	"    let lo, hi = reduce((h, h), 1, min_max);\n"
+	"    let lo, hi = reduce((h, cast(t, bf16)), 1, min_max);\n"
 	"    store(rh + arange(0, R), lo);\n"
 	"    store(rh + R + arange(0, R), hi);\n"
 	"    store(sc + at, associative_scan(t, 1, add, REV));\n"
@@ -1091,7 +1092,8 @@ static void case_combine(int rows, int cols, int rev, int warps)
 		float lo = INFINITY, hi = -INFINITY;
 		for (int k = 0; k < cols; k++) {
 			float v = half_to_f32(f32_to_half(x[(size_t)i * cols + k]));
-			lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+			float b = ref_bf16_to_f32(ref_f32_to_bf16(x[(size_t)i * cols + k]));
+			lo = v < lo ? v : lo, hi = b > hi ? b : hi;
 		}
 		if (half_to_f32(rh[i]) != lo || half_to_f32(rh[rows + i]) != hi)
 			fail(&c, "min_max of row %d: %g, %g, want %g, %g", i, (double)half_to_f32(rh[i]),
