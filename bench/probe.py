@@ -7,6 +7,8 @@
                                                                  # torch._int_mm (cuBLAS) + scaling
     python3 bench/probe.py attention 32 4096 64 128 64 8 3        # BH N D [BM BN WARPS STAGES]: tilec vs
                                                                  # torch's scaled_dot_product_attention
+    python3 bench/probe.py linear_scan 4096 4096 4096 4           # ROWS T [BLOCK WARPS]: linear_scan.tile
+                                                                 # vs bench/linear_scan.py's Triton kernel
 
 In matmul, the third contestant is Triton's tutorial kernel compiled with
 DISABLE_MMA_V3=1 (mma.sync, as tilec; config from TRITON_MM, default
@@ -153,9 +155,27 @@ def main():
             extra.append(("triton-" + "x".join(map(str, cfg)),
                           lambda ot=ot, cfg=cfg: tk.attention(ot, q, k, v, scale, cfg), ot))
         ref = torch.nn.functional.scaled_dot_product_attention(q[None].float(), k[None].float(), v[None].float())[0]
+    elif what == "linear_scan":
+        rows, n = int(sys.argv[2]), int(sys.argv[3])
+        block, warps = (int(v) for v in (sys.argv[4:6] or [4096, 4]))
+        import linear_scan as ls
+        a = torch.rand(rows, n, device="cuda") * 0.5 + 0.5
+        b = torch.rand(rows, n, device="cuda") * 2 - 1
+        o1, o2 = torch.full_like(a, float("nan")), torch.full_like(a, float("nan"))
+        k = tilec.Kernel.compile(os.path.join(EX, "linear_scan.tile"), "linear_recurrence",
+                                 defines={"BLOCK": block}, num_warps=warps)
+        t = lambda: k.launch(rows, o1, a, b, n)  # noqa: E731
+        tt = lambda: ls.linear_recurrence[(rows,)](o2, a, b, n, BLOCK=block, num_warps=warps)  # noqa: E731
+        nbytes = 3 * a.numel() * 4
+        ref = torch.empty(rows, n, dtype=torch.float64, device="cuda")
+        h = torch.zeros(rows, dtype=torch.float64, device="cuda")
+        for i in range(n):
+            h = a[:, i].double() * h + b[:, i].double()
+            ref[:, i] = h
     else:
         sys.exit("probe.py softmax ROWS N [WARPS] | mean N [WARPS] | matmul M N K [BM BN BK WARPS STAGES] | "
-                 "matmul_i8 M N K [BM BN BK WARPS STAGES] | attention BH N D [BM BN WARPS STAGES]")
+                 "matmul_i8 M N K [BM BN BK WARPS STAGES] | attention BH N D [BM BN WARPS STAGES] | "
+                 "linear_scan ROWS T [BLOCK WARPS]")
     other = {"matmul": "cublas", "matmul_i8": "cublas-int8+torch", "attention": "torch-sdpa"}.get(what, "triton")
     for name, fn, out in [("tilec", t, o1), (other, tt, o2)] + extra:
         fn()

@@ -11,8 +11,8 @@
  *  - a register column: another register of this thread, free;
  *  - a lane column: shfl.sync.bfly over that lane bit;
  *  - anything else (a warp column, a column that mixes bits): through
- *    shared memory, every element's tot at its flat index, then a read at
- *    the flat index with the bit flipped; cg_smem_access puts the barriers.
+ *    shared memory, up to MAX_RUN such bits in one exchange (smem_run);
+ *    cg_smem_access puts the barriers.
  *
  * Registers that differ only in bits already merged share one tot, so the
  * shuffles and shared loads are made once for them.  The order of the adds
@@ -58,17 +58,29 @@ static LLVMValueRef load_tot(Cg *c, Op *op, int i, LLVMValueRef flat)
 	return cg_from_mem(c, LLVMBuildLoad2(c->b, cg_mem_type(c, e), tot_ptr(c, op, i, flat), ""), e);
 }
 
-/* Every element's tot at its flat index in scratch, by the owners of l's elements. */
-static void write_tots(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, Part *tot, int n, uint32_t zm, int k)
+/*
+ * Each block's tot at its elements' flat indices in scratch, by the owners
+ * of l's elements: by the registers that stand for the others (none of the
+ * merged register bits), which hold the blocks' first elements, the ones
+ * smem_run reads.  Where a register's bits of the flat index are not the
+ * thread's, its address is the thread's plus a constant (an offset of the
+ * instruction, not a register of its own).
+ */
+static void write_tots(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, Part *tot, int n, uint32_t zm,
+		       uint32_t merged, int k)
 {
 	cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
 	LLVMBasicBlockRef after = cg_owner_begin(c, l);
 	for (int r = 0; r < n; r++) {
-		if (r & zm)
+		if ((r & zm) || (r & (int)merged))
 			continue;
+		uint32_t kr = cg_reg_index(l, (uint32_t)r);
 		for (int i = 0; i < k; i++) {
-			LLVMValueRef at = tot_ptr(c, op, i, flat[r]);
-			LLVMBuildStore(c->b, cg_to_mem(c, tot[r].v[i], vtype(c->f, op->opnds[i]).elem), at);
+			ElemKind e = vtype(c->f, op->opnds[i]).elem;
+			LLVMValueRef at = kr & cg_thread_bits(l) ? tot_ptr(c, op, i, flat[r])
+			                  : LLVMBuildGEP2(c->b, c->i8, tot_ptr(c, op, i, flat[0]),
+			                                  (LLVMValueRef[]){cg_i32c(c, (int64_t)kr * elem_bytes(e))}, 1, "");
+			LLVMBuildStore(c->b, cg_to_mem(c, tot[r].v[i], e), at);
 		}
 	}
 	cg_owner_end(c, after);
@@ -95,60 +107,72 @@ static Part select_part(Cg *c, LLVMValueRef cond, Part a, Part b, int k)
 
 enum { MAX_RUN = 3 };
 
-typedef struct Blocks {
-	Part t[1 << MAX_RUN]; /* t[m]: the tot of the block m away */
-} Blocks;
+typedef struct Levels {
+	Part t[2 << MAX_RUN]; /* a run's blocks' tots, level 0 (2^w of them) first, then each level's merges */
+} Levels;
 
 /*
- * Steps j .. j + w - 1 (bits bit0 .. bit0 + w - 1 of the position), none a
- * register or lane column (warp bits, mostly), in one exchange instead of
- * w: every element's tot to scratch once, then each thread reads the tots
- * of the 2^w blocks around its own (at its flat index with those bits
- * flipped: t[m] for the block m away) and runs the w steps itself, on its
- * own pre and on those tots: the merges the butterfly makes, in its order,
- * so the same bits, behind one barrier.  At step i the block m away (m a
- * multiple of 2^(i+1)) comes after its partner where this thread's block
- * comes after its own: they agree in bit i.
+ * Steps j .. j + w - 1 (bits of the position that are no register or lane
+ * column: warp bits, mostly), w <= MAX_RUN, in one exchange: every
+ * element's tot to scratch once, then each thread reads the tots of the
+ * 2^w blocks of the run its own block lies in, the block's first element
+ * each (the bits below the run merged, every element of a block holds its
+ * tot), and makes the steps itself.  It merges the blocks' tots pairwise,
+ * level by level, the earlier block on the left, and at level i its own
+ * pre takes in, where its block is the later one, the tot of the level-i
+ * block before it: the merges of the butterfly, in its order, so the same
+ * bits, behind one barrier.  The addresses read do not depend on the bits
+ * merged below, so for a tile whose lanes and registers hold those bits
+ * they are the same in every thread (broadcast reads at constant offsets;
+ * reading at the flat index with the run's bits flipped cost a register
+ * for each address, live across a loop).
  */
 static void smem_run(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, Part *pre, Part *tot, int n, uint32_t zm,
-		     uint32_t merged, int bit0, int w, bool rev)
+		     uint32_t merged, int shift, int j, int w, bool rev)
 {
-	int k = op->nopnds, nb = 1 << w;
+	int k = op->nopnds, nb = 1 << w, bit0 = shift + j;
 	bool add = op->code == OP_CUMSUM;
 	if (op->smem_bytes < tile_base(c->f, op, k))
 		die("codegen: %s has %d bytes of scratch, needs %d", op_info[op->code].text, op->smem_bytes,
 		    tile_base(c->f, op, k));
-	write_tots(c, op, l, flat, tot, n, zm, k);
+	write_tots(c, op, l, flat, tot, n, zm, merged, k);
 	cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
-	Blocks *t = NEWN(c->f->arena, Blocks, n);
+	uint32_t keep = ~(((1u << (j + w)) - 1) << shift);
+	Levels *lv = NEWN(c->f->arena, Levels, n); /* per rep */
 	for (int r = 0; r < n; r++) {
 		if ((r & zm) || (r & (int)merged))
 			continue;
-		t[r].t[0] = tot[r];
-		for (int m = 1; m < nb; m++)
+		LLVMValueRef at = LLVMBuildAnd(c->b, flat[r], cg_i32c(c, keep), "");
+		for (int m = 0; m < nb; m++)
 			for (int i = 0; i < k; i++)
-				t[r].t[m].v[i] = load_tot(c, op, i, LLVMBuildXor(c->b, flat[r], cg_i32c(c, (int64_t)m << bit0), ""));
+				lv[r].t[m].v[i] = load_tot(c, op, i, LLVMBuildOr(c->b, at, cg_i32c(c, (int64_t)m << bit0), ""));
+		/* level i + 1's blocks after level i's: t[base(i + 1) + q] merges base(i) + 2q and 2q + 1 */
+		for (int i = 0, base = 0, cnt = nb; cnt > 1; base += cnt, cnt /= 2, i++)
+			for (int q = 0; q < cnt / 2; q++) {
+				Part x = lv[r].t[base + 2 * q], y = lv[r].t[base + 2 * q + 1];
+				lv[r].t[base + cnt + q] = rev && !add ? combine(c, op, y, x) : combine(c, op, x, y);
+			}
 	}
 	for (int r = 0; r < n; r++) {
 		if (r & zm)
 			continue;
-		Blocks bl = t[r & ~(int)merged];
-		Part *b = bl.t;
-		for (int i = 0; i < w; i++) {
-			LLVMValueRef set = LLVMBuildICmp(c->b, LLVMIntNE,
-			                                 LLVMBuildAnd(c->b, flat[r], cg_i32c(c, 1u << (bit0 + i)), ""),
+		const Part *t = lv[r & ~(int)merged].t;
+		LLVMValueRef own = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, flat[r], cg_i32c(c, bit0), ""), cg_i32c(c, nb - 1), "");
+		for (int i = 0, base = 0, cnt = nb; i < w; base += cnt, cnt /= 2, i++) {
+			LLVMValueRef blk = LLVMBuildLShr(c->b, own, cg_i32c(c, i), ""); /* own block at level i */
+			LLVMValueRef set = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, blk, cg_i32c(c, 1), ""),
 			                                 cg_i32c(c, 0), "");
 			LLVMValueRef later = rev ? LLVMBuildNot(c->b, set, "") : set;
-			Part part = b[1 << i];
-			Part merged_pre = add ? combine(c, op, pre[r], part) : combine(c, op, part, pre[r]);
-			pre[r] = select_part(c, later, merged_pre, pre[r], k);
-			for (int m = 0; m < nb; m += 2 << i) {
-				Part x = b[m], y = b[m + (1 << i)];
-				b[m] = add ? combine(c, op, x, y)
-				           : combine(c, op, select_part(c, later, y, x, k), select_part(c, later, x, y, k));
-			}
+			/* the block before it: even (odd, reversed) at level i, the one in its pair */
+			LLVMValueRef pair = LLVMBuildLShr(c->b, blk, cg_i32c(c, 1), "");
+			Part part = t[base + rev];
+			for (int q = 1; q < cnt / 2; q++)
+				part = select_part(c, LLVMBuildICmp(c->b, LLVMIntEQ, pair, cg_i32c(c, q), ""),
+				                   t[base + 2 * q + rev], part, k);
+			Part m = add ? combine(c, op, pre[r], part) : combine(c, op, part, pre[r]);
+			pre[r] = select_part(c, later, m, pre[r], k);
 		}
-		tot[r] = b[0];
+		tot[r] = t[2 * nb - 2];
 	}
 }
 
@@ -185,17 +209,10 @@ void cg_scan(Cg *c, Op *op)
 		while (ri < 0 && li < 0 && w < MAX_RUN && j + w < bits &&
 		       layout_column(l->reg, l->nreg, bit << w) < 0 && layout_column(l->lane, l->nlane, bit << w) < 0)
 			w++;
-		if (w > 1) {
-			smem_run(c, op, l, flat, pre, tot, n, zm, merged, shift + j, w, rev);
+		if (w > 0) {
+			smem_run(c, op, l, flat, pre, tot, n, zm, merged, shift, j, w, rev);
 			j += w - 1;
 			continue;
-		}
-		if (ri < 0 && li < 0) {
-			if (op->smem_bytes < tile_base(c->f, op, k))
-				die("codegen: %s has %d bytes of scratch, needs %d", op_info[op->code].text, op->smem_bytes,
-				    tile_base(c->f, op, k));
-			write_tots(c, op, l, flat, tot, n, zm, k);
-			cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
 		}
 		for (int r = 0; r < n; r++) {
 			int rep = r & ~(int)merged;
@@ -206,10 +223,8 @@ void cg_scan(Cg *c, Op *op)
 					part[r].v[i] = tot[r ^ (1 << ri)].v[i];
 				else if (rep != r)
 					part[r].v[i] = part[rep].v[i];
-				else if (li >= 0)
-					part[r].v[i] = cg_shfl_xor(c, tot[r].v[i], 1 << li);
 				else
-					part[r].v[i] = load_tot(c, op, i, LLVMBuildXor(c->b, flat[r], cg_i32c(c, bit), ""));
+					part[r].v[i] = cg_shfl_xor(c, tot[r].v[i], 1 << li);
 			}
 		}
 		for (int r = 0; r < n; r++) {
