@@ -15,6 +15,7 @@ typedef enum NodeKind {
 	/* expressions */
 	ND_INT,    /* ival; `suffix_type` if the literal had a suffix (unused now: TY_VOID) */
 	ND_FLOAT,  /* fval */
+	ND_STR,    /* name: a string literal's text, without the quotes (an atomic's sem= or scope=) */
 	ND_BOOL,   /* ival 0/1: `true`, `false` */
 	ND_NONE,   /* `None` inside an index list */
 	ND_SLICE,  /* `:` inside an index list */

@@ -108,6 +108,7 @@ static void put_expr(StrBuf *out, const Node *n)
 	switch (n->kind) {
 	case ND_INT: sb_printf(out, "(int %lld)", (long long)n->ival); return;
 	case ND_FLOAT: sb_puts(out, "(float "); put_float(out, n->fval); sb_puts(out, ")"); return;
+	case ND_STR: sb_printf(out, "(str \"%s\")", n->name); return;
 	case ND_BOOL: sb_puts(out, n->ival ? "(bool true)" : "(bool false)"); return;
 	case ND_NONE: sb_puts(out, "None"); return;
 	case ND_SLICE: sb_puts(out, ":"); return;

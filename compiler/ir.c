@@ -107,6 +107,8 @@ ElemKind elem_from_name(const char *s, int len)
  * here, so IR text keeps them too.
  */
 const char *const atomic_names[ATOM_COUNT] = {"add", "max", "min", "xchg", "and", "or", "xor"};
+const char *const sem_names[SEM_COUNT] = {"", "relaxed", "acquire", "release", "acq_rel"};
+const char *const scope_names[SCOPE_COUNT] = {"", "cta", "gpu", "sys"};
 
 /*
  * The types the GPU's atom instruction takes for each kind; float max and

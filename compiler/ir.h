@@ -61,6 +61,17 @@ bool atomic_cas_elem_ok(ElemKind e);
 /* The operand a load (1), store or atomic (2) or atomic_cas (3) takes its mask at; -1 for other ops. */
 int ir_mask_index(Opcode code);
 static inline bool ir_is_atomic(Opcode code) { return code == OP_ATOMIC || code == OP_ATOMIC_CAS; }
+/*
+ * An atomic's memory order and scope, Triton's sem= and scope= (PTX's
+ * atom.sem.scope); the defaults (0) are relaxed for a tile and acq_rel for
+ * a scalar, at GPU scope (docs/language.md).  iattr[1] = sem | scope << 4.
+ */
+typedef enum MemSem { SEM_DEFAULT, SEM_RELAXED, SEM_ACQUIRE, SEM_RELEASE, SEM_ACQ_REL, SEM_COUNT } MemSem;
+typedef enum MemScope { SCOPE_DEFAULT, SCOPE_CTA, SCOPE_GPU, SCOPE_SYS, SCOPE_COUNT } MemScope;
+extern const char *const sem_names[SEM_COUNT];     /* "", "relaxed", ... */
+extern const char *const scope_names[SCOPE_COUNT]; /* "", "cta", "gpu", "sys" */
+#define ATOMIC_SEM(op) ((MemSem)((op)->iattr[1] & 15))
+#define ATOMIC_SCOPE(op) ((MemScope)((op)->iattr[1] >> 4 & 15))
 
 typedef int32_t ValId; /* index into Func.vals; 0 is "no value" */
 

@@ -324,6 +324,17 @@ static void cmp_pred(Parser *p, OpText *o)
 	error_at(p->d, l, "unknown cmp predicate '%s'", w);
 }
 
+/* One of names[1 .. n - 1], as a word; its index. */
+static int64_t name_index(Parser *p, const char *const *names, int n, const char *what)
+{
+	Loc l = (skip(p), here(p));
+	const char *w = word(p, what);
+	for (int i = 1; i < n; i++)
+		if (strcmp(w, names[i]) == 0)
+			return i;
+	error_at(p->d, l, "unknown %s '%s'", what + 2, w);
+}
+
 static void atomic_kind(Parser *p, OpText *o)
 {
 	Loc l = (skip(p), here(p));
@@ -390,6 +401,14 @@ static void head(Parser *p, OpText *o)
 				break;
 		}
 		expect(p, "]");
+	}
+	if (ir_is_atomic(o->code) && same_line(p) && accept(p, "sem")) {
+		expect(p, "=");
+		o->iattr[1] |= name_index(p, sem_names, SEM_COUNT, "a memory order");
+	}
+	if (ir_is_atomic(o->code) && same_line(p) && accept(p, "scope")) {
+		expect(p, "=");
+		o->iattr[1] |= name_index(p, scope_names, SCOPE_COUNT, "a scope") << 4;
 	}
 	if (o->code == OP_SPLIT && same_line(p) && accept(p, "index")) {
 		expect(p, "=");

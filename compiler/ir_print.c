@@ -221,6 +221,10 @@ static void print_head(Printer *p, Op *op)
 	print_vals(p, op->opnds, op->nopnds);
 	if (op->code == OP_SPLIT)
 		sb_printf(out, " index=%lld", (long long)op->iattr[0]);
+	if (ir_is_atomic(op->code) && ATOMIC_SEM(op) > 0 && ATOMIC_SEM(op) < SEM_COUNT)
+		sb_printf(out, " sem=%s", sem_names[ATOMIC_SEM(op)]);
+	if (ir_is_atomic(op->code) && ATOMIC_SCOPE(op) > 0 && ATOMIC_SCOPE(op) < SCOPE_COUNT)
+		sb_printf(out, " scope=%s", scope_names[ATOMIC_SCOPE(op)]);
 	if (op->code == OP_PERMUTE) {
 		int rank = p->f->vals[op->res[0]].type.rank;
 		for (int i = 0; i < rank; i++)

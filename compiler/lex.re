@@ -181,6 +181,8 @@ static void scan_one(Lexer *lx, const char **pp)
 	bin                    { lex_int(lx, start, END, 2); goto done; }
 	dec                    { lex_int(lx, start, END, 10); goto done; }
 	float                  { lex_float(lx, start, END); goto done; }
+	["] [^"\n\x00]* ["]      { TOK(TK_STRING); }
+	["]                    { error_at(lx->diag, loc_of(lx, start), "unterminated string literal"); }
 
 	"kernel"  { TOK(TK_KERNEL); }
 	"fn"      { TOK(TK_FN); }

@@ -992,10 +992,37 @@ static Rv load(L *l, Node *call)
 	return (Rv){emit(l, OP_LOAD, rt, ops, n), false};
 }
 
+/* sem= and scope= of an atomic: string literals naming a PTX memory order and scope; iattr[1]'s bits */
+static int64_t memory_order(L *l, Node *call, Node *sem, Node *scope)
+{
+	if (call->name && !strncmp(call->name, "store", 5) && (sem || scope))
+		error_at(l->d, (sem ? sem : scope)->loc, "'store' takes no sem or scope (only atomics do)");
+	int64_t r = 0;
+	for (int k = 0; k < 2; k++) {
+		Node *n = k ? scope : sem;
+		const char *const *names = k ? scope_names : sem_names;
+		int count = k ? SCOPE_COUNT : SEM_COUNT;
+		if (!n)
+			continue;
+		if (n->kind != ND_STR)
+			error_at(l->d, n->loc, "'%s' is a string: %s", k ? "scope" : "sem",
+				 k ? "\"cta\", \"gpu\" or \"sys\"" : "\"relaxed\", \"acquire\", \"release\" or \"acq_rel\"");
+		int i = 1;
+		while (i < count && strcmp(n->name, names[i]) != 0)
+			i++;
+		if (i == count)
+			error_at(l->d, n->loc, "unknown %s \"%s\" (%s)", k ? "scope" : "sem", n->name,
+				 k ? "\"cta\", \"gpu\" or \"sys\"" : "\"relaxed\", \"acquire\", \"release\" or \"acq_rel\"");
+		r |= (int64_t)i << 4 * k;
+	}
+	return r;
+}
+
 static Rv store_like(L *l, Node *call, Opcode code, AtomicKind kind)
 {
-	static const char *const names[] = {"ptr", "value", "mask", NULL};
+	static const char *const names[] = {"ptr", "value", "mask", "sem", "scope", NULL};
 	Args a = args_of(l, call, names, 2);
+	int64_t order = memory_order(l, call, a.a[3], a.a[4]);
 	ValId ops[3];
 	int n = 0;
 	ops[n++] = pointer_arg(l, call, a.a[0]);
@@ -1014,14 +1041,16 @@ static Rv store_like(L *l, Node *call, Opcode code, AtomicKind kind)
 	rt.pointee = TY_VOID;
 	ValId r = emit(l, code, rt, ops, n);
 	l->f->vals[r].def->iattr[0] = kind;
+	l->f->vals[r].def->iattr[1] = order;
 	return (Rv){r, false};
 }
 
 /* atomic_cas(ptr, cmp, value, mask?): value where the old bits equal cmp's; the old values */
 static Rv atomic_cas(L *l, Node *call)
 {
-	static const char *const names[] = {"ptr", "cmp", "value", "mask", NULL};
+	static const char *const names[] = {"ptr", "cmp", "value", "mask", "sem", "scope", NULL};
 	Args a = args_of(l, call, names, 3);
+	int64_t order = memory_order(l, call, a.a[4], a.a[5]);
 	ValId ops[4];
 	int n = 0;
 	ops[n++] = pointer_arg(l, call, a.a[0]);
@@ -1035,7 +1064,9 @@ static Rv atomic_cas(L *l, Node *call)
 		ops[n++] = mask_arg(l, a.a[3], pt);
 	Type rt = type_with_elem(pt, pt.pointee);
 	rt.pointee = TY_VOID;
-	return (Rv){emit(l, OP_ATOMIC_CAS, rt, ops, n), false};
+	ValId r = emit(l, OP_ATOMIC_CAS, rt, ops, n);
+	l->f->vals[r].def->iattr[1] = order;
+	return (Rv){r, false};
 }
 
 static Rv dot(L *l, Node *call)
@@ -1717,6 +1748,7 @@ static Rv eval(L *l, Node *n)
 	case ND_LIST: error_at(l->d, n->loc, "a shape list is only valid as the shape argument of zeros or full");
 	case ND_TUPLE: error_at(l->d, n->loc, "a tuple (a, b, ...) is only valid as the input of reduce or "
 				"associative_scan");
+	case ND_STR: error_at(l->d, n->loc, "a string is only valid as an atomic's sem= or scope=");
 	case ND_NONE:
 	case ND_SLICE: error_at(l->d, n->loc, "'%s' is only valid inside an index", n->kind == ND_NONE ? "None" : ":");
 	default: die("expr kind %d", n->kind);

@@ -225,7 +225,7 @@ static Node *list(P *p)
 	return n;
 }
 
-// primary = INT | FLOAT | "true" | "false" | IDENT | IDENT "(" args? ")"
+// primary = INT | FLOAT | STRING | "true" | "false" | IDENT | IDENT "(" args? ")"
 //         | "(" expr ("," expr)* ","? ")" | "[" expr ("," expr)* "]" | "*" IDENT
 static Node *primary(P *p)
 {
@@ -239,6 +239,11 @@ static Node *primary(P *p)
 		n = new_node(p, t->kind == TK_FLOAT ? ND_FLOAT : t->kind == TK_INT ? ND_INT : ND_BOOL, t->loc);
 		n->ival = t->kind == TK_TRUE ? 1 : t->ival;
 		n->fval = t->fval;
+		p->tok++;
+		return n;
+	case TK_STRING:
+		n = new_node(p, ND_STR, t->loc);
+		n->name = arena_printf(p->arena, "%.*s", t->len - 2, t->start + 1);
 		p->tok++;
 		return n;
 	case TK_IDENT:

@@ -5,7 +5,7 @@
 #include "util.h"
 
 #define TOKENS(X) \
-	X(EOF, "end of file") X(IDENT, "identifier") X(INT, "integer literal") X(FLOAT, "float literal") \
+	X(EOF, "end of file") X(IDENT, "identifier") X(INT, "integer literal") X(FLOAT, "float literal") X(STRING, "string literal") \
 	/* keywords */ \
 	X(KERNEL, "kernel") X(FN, "fn") X(LET, "let") X(VAR, "var") X(CONST, "const") X(FOR, "for") X(IN, "in") \
 	X(IF, "if") X(ELSE, "else") X(WHILE, "while") X(RETURN, "return") X(TRUE, "true") X(FALSE, "false") X(NONE, "None") \

@@ -220,6 +220,8 @@ static const char *check_memory(Func *f, Op *op)
 		return arena_printf(f->arena, "atomic_cas does not support %s", elem_name(data.elem));
 	if (op->code == OP_ATOMIC && (op->iattr[0] < 0 || op->iattr[0] >= ATOM_COUNT))
 		return "bad atomic kind";
+	if (ir_is_atomic(op->code) && (op->iattr[1] < 0 || op->iattr[1] >= 16 * SCOPE_COUNT || ATOMIC_SEM(op) >= SEM_COUNT))
+		return "bad atomic memory order or scope";
 	if (op->code == OP_ATOMIC && !atomic_elem_ok((AtomicKind)op->iattr[0], data.elem))
 		return arena_printf(f->arena, "atomic %s does not support %s", atomic_names[op->iattr[0]],
 				    elem_name(data.elem));

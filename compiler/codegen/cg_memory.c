@@ -310,11 +310,11 @@ static const char *atom_type(AtomicKind k, ElemKind e)
 }
 
 /*
- * One `@pred atom<space>.<ty> old, [ptr], x (, y)` in inline asm, old 0
- * where pred is false; the registers are e's (f16: i16).  sync: the
- * acq_rel, GPU-scope form of a scalar atomic.
+ * One `@pred <atom>.<ty> old, [ptr], x (, y)` in inline asm, old 0 where
+ * pred is false; the registers are e's (f16: i16).  atom: the instruction
+ * with its order, scope and space (atom_name).
  */
-static LLVMValueRef atom_asm(Cg *c, bool sync, const char *ty, ElemKind e, LLVMValueRef ptr, LLVMValueRef pred,
+static LLVMValueRef atom_asm(Cg *c, const char *atom, const char *ty, ElemKind e, LLVMValueRef ptr, LLVMValueRef pred,
 			     LLVMValueRef x, LLVMValueRef y)
 {
 	char text[160], cons[32];
@@ -324,7 +324,7 @@ static LLVMValueRef atom_asm(Cg *c, bool sync, const char *ty, ElemKind e, LLVMV
 	if (half)
 		x = LLVMBuildBitCast(c->b, x, c->i16, "");
 	snprintf(text, sizeof text, "mov.b%d $0, 0;\n\t@$2 %s.%s $0, [ $1 + 0 ], $3%s;", half ? 16 : elem_bits(e),
-	         nv_names[sync ? NV_ASM_ATOM_SYNC : NV_ASM_ATOM], ty, y ? ", $4" : "");
+	         atom, ty, y ? ", $4" : "");
 	snprintf(cons, sizeof cons, y ? "=%c,l,b,%c,%c" : "=%c,l,b,%c", cc, cc, cc);
 	LLVMValueRef args[4] = {ptr, pred ? pred : LLVMConstInt(c->i1, 1, 0), x, y};
 	LLVMValueRef r = cg_asm(c, text, cons, rt, args, y ? 4 : 3, true);
@@ -342,7 +342,7 @@ static LLVMValueRef atom_asm(Cg *c, bool sync, const char *ty, ElemKind e, LLVMV
  * integer: a minimum of -0 would overwrite any negative value.)  A NaN
  * value changes nothing: an `or` of 0 reads the old value.
  */
-static LLVMValueRef atomic_float_max_min(Cg *c, bool sync, bool max, ElemKind e, LLVMValueRef ptr,
+static LLVMValueRef atomic_float_max_min(Cg *c, const char *atom, bool max, ElemKind e, LLVMValueRef ptr,
 					 LLVMValueRef pred, LLVMValueRef x)
 {
 	bool wide = e == TY_F64;
@@ -355,26 +355,45 @@ static LLVMValueRef atomic_float_max_min(Cg *c, bool sync, bool max, ElemKind e,
 	LLVMValueRef neg = LLVMBuildAnd(c->b, num, sign, "");
 	const char *sgn = max ? (wide ? "max.s64" : "max.s32") : (wide ? "min.s64" : "min.s32");
 	const char *uns = max ? (wide ? "min.u64" : "min.u32") : (wide ? "max.u64" : "max.u32");
-	LLVMValueRef a = atom_asm(c, sync, sgn, ie, ptr, and_pred(c, pred, pos), bits, NULL);
-	LLVMValueRef b = atom_asm(c, sync, uns, ie, ptr, and_pred(c, pred, neg), bits, NULL);
-	LLVMValueRef n = atom_asm(c, sync, wide ? "or.b64" : "or.b32", ie, ptr, and_pred(c, pred, nan),
+	LLVMValueRef a = atom_asm(c, atom, sgn, ie, ptr, and_pred(c, pred, pos), bits, NULL);
+	LLVMValueRef b = atom_asm(c, atom, uns, ie, ptr, and_pred(c, pred, neg), bits, NULL);
+	LLVMValueRef n = atom_asm(c, atom, wide ? "or.b64" : "or.b32", ie, ptr, and_pred(c, pred, nan),
 				  LLVMConstNull(it), NULL);
 	LLVMValueRef old = LLVMBuildSelect(c->b, pos, a, LLVMBuildSelect(c->b, neg, b, n, ""), "");
 	return LLVMBuildBitCast(c->b, old, cg_elem_type(c, e), "");
 }
 
-static LLVMValueRef atomic_one(Cg *c, Op *op, bool sync, ElemKind e, LLVMValueRef ptr, LLVMValueRef pred,
+static LLVMValueRef atomic_one(Cg *c, Op *op, const char *atom, ElemKind e, LLVMValueRef ptr, LLVMValueRef pred,
 			       LLVMValueRef x, LLVMValueRef cmp)
 {
 	if (op->code == OP_ATOMIC_CAS)
-		return atom_asm(c, sync, elem_bits(e) == 64 ? "cas.b64" : "cas.b32", e, ptr, pred, cmp, x);
+		return atom_asm(c, atom, elem_bits(e) == 64 ? "cas.b64" : "cas.b32", e, ptr, pred, cmp, x);
 	AtomicKind k = (AtomicKind)op->iattr[0];
 	if ((k == ATOM_MAX || k == ATOM_MIN) && elem_is_float(e))
-		return atomic_float_max_min(c, sync, k == ATOM_MAX, e, ptr, pred, x);
+		return atomic_float_max_min(c, atom, k == ATOM_MAX, e, ptr, pred, x);
 	const char *ty = atom_type(k, e);
 	if (!ty)
 		die("codegen: atomic %s on %s", atomic_names[k], elem_name(e));
-	return atom_asm(c, sync, ty, e, ptr, pred, x, NULL);
+	return atom_asm(c, atom, ty, e, ptr, pred, x, NULL);
+}
+
+/*
+ * The atom instruction before its operation: its memory order and scope as
+ * sem= and scope= give them, else relaxed (PTX's default) for a tile and
+ * acq_rel at GPU scope for a scalar (nvvm.def's two forms).
+ */
+static const char *atom_name(Cg *c, Op *op, bool scalar)
+{
+	MemSem sem = ATOMIC_SEM(op);
+	MemScope scope = ATOMIC_SCOPE(op);
+	if (!sem && !scope)
+		return nv_names[scalar ? NV_ASM_ATOM_SYNC : NV_ASM_ATOM];
+	if (!sem && scalar)
+		sem = SEM_ACQ_REL;
+	if (!scope && scalar)
+		scope = SCOPE_GPU;
+	return arena_printf(c->f->arena, "atom%s%s%s%s.global", sem ? "." : "", sem_names[sem], scope ? "." : "",
+	                    scope_names[scope]);
 }
 
 /*
@@ -404,11 +423,12 @@ void cg_atomic(Cg *c, Op *op)
 		cg_barrier(c);
 	LLVMValueRef own = owner(c, l);
 	LLVMValueRef *r = op->nres ? cg_new_regs(c, op->res[0]) : NULL;
+	const char *atom = atom_name(c, op, !l);
 	for (int i = 0; i < cg_nregs(c, ptr); i++) {
 		if (i & zm)
 			continue;
 		LLVMValueRef pred = and_pred(c, mask ? c->regs[mask][i] : NULL, own);
-		LLVMValueRef old = atomic_one(c, op, !l, e, c->regs[ptr][i], pred, c->regs[x][i],
+		LLVMValueRef old = atomic_one(c, op, atom, e, c->regs[ptr][i], pred, c->regs[x][i],
 					      cas ? c->regs[cmp][i] : NULL);
 		if (r)
 			r[i] = old;

@@ -730,8 +730,9 @@ static void case_dropout(bool add, int n, double p, int32_t seed)
 
 /*
  * atomic_max, min, and, or, xor of n i32 values into `buckets` slots each,
- * many lanes on one address (order does not matter: the result is exact);
- * atomic_xchg of distinct f32 elements, its old values stored.
+ * many lanes on one address (order does not matter: the result is exact),
+ * three of them with a sem= or scope=; atomic_xchg of distinct f32
+ * elements, its old values stored.
  */
 static const char *atomics_src =
 	"kernel atomics(o: *i32, f: *f32, x: *i32, n: i32, B: const i32 = 16) {\n"
@@ -741,9 +742,9 @@ static const char *atomics_src =
 	"    let b = i % B;\n"
 	"    atomic_max(o + b, v, m);\n"
 	"    atomic_min(o + B + b, v, m);\n"
-	"    atomic_and(o + 2 * B + b, v, m);\n"
-	"    atomic_or(o + 3 * B + b, v, m);\n"
-	"    atomic_xor(o + 4 * B + b, v, m);\n"
+	"    atomic_and(o + 2 * B + b, v, m, sem=\"acq_rel\");\n"
+	"    atomic_or(o + 3 * B + b, v, m, scope=\"sys\");\n"
+	"    atomic_xor(o + 4 * B + b, v, m, sem=\"relaxed\", scope=\"gpu\");\n"
 	"    store(f + n + i, atomic_xchg(f + i, cast(v, f32), m), m);\n"
 	"}\n";
 
@@ -792,8 +793,9 @@ static void case_atomics(int n, int buckets)
 }
 
 /*
- * Programs that synchronise through memory: a spin lock (while atomic_cas)
- * around a read-modify-write of one row, as Triton's layer-norm backward
+ * Programs that synchronise through memory: a spin lock (while atomic_cas,
+ * sem="acquire", then atomic_xchg, sem="release") around a
+ * read-modify-write of one row, as Triton's layer-norm backward
  * guards its partial sums (the first holder writes, the others add); a
  * ticket, the old value of a scalar atomic_add, which every thread uses as
  * an address; float atomic_max and atomic_min over every program (signed
@@ -808,14 +810,14 @@ static const char *sync_src =
 	"    let pid = program_id(0);\n"
 	"    let cols = arange(0, BLOCK);\n"
 	"    let v = load(x + pid * BLOCK + cols);\n"
-	"    while atomic_cas(state, 0, 1) == 1 {}\n"
+	"    while atomic_cas(state, 0, 1, sem=\"acquire\") == 1 {}\n"
 	"    if load(state + 1) == 0 {\n"
 	"        atomic_xchg(state + 1, 1);\n"
 	"        store(acc + cols, v);\n"
 	"    } else {\n"
 	"        store(acc + cols, load(acc + cols) + v);\n"
 	"    }\n"
-	"    atomic_xchg(state, 0);\n"
+	"    atomic_xchg(state, 0, sem=\"release\");\n"
 	"    store(tickets + atomic_add(state + 2, 1), pid);\n"
 	"    atomic_max(fm + cols % 32, v);\n"
 	"    atomic_min(fm + 32 + cols % 32, v);\n"
