@@ -993,26 +993,23 @@ static Rv load(L *l, Node *call)
 }
 
 /* sem= and scope= of an atomic: string literals naming a PTX memory order and scope; iattr[1]'s bits */
-static int64_t memory_order(L *l, Node *call, Node *sem, Node *scope)
+static int64_t memory_order(L *l, Node *sem, Node *scope)
 {
-	if (call->name && !strncmp(call->name, "store", 5) && (sem || scope))
-		error_at(l->d, (sem ? sem : scope)->loc, "'store' takes no sem or scope (only atomics do)");
 	int64_t r = 0;
 	for (int k = 0; k < 2; k++) {
 		Node *n = k ? scope : sem;
 		const char *const *names = k ? scope_names : sem_names;
-		int count = k ? SCOPE_COUNT : SEM_COUNT;
+		const char *what = k ? "scope" : "sem";
+		const char *choices = k ? "\"cta\", \"gpu\" or \"sys\"" : "\"relaxed\", \"acquire\", \"release\" or \"acq_rel\"";
+		int count = k ? SCOPE_COUNT : SEM_COUNT, i = 1;
 		if (!n)
 			continue;
 		if (n->kind != ND_STR)
-			error_at(l->d, n->loc, "'%s' is a string: %s", k ? "scope" : "sem",
-				 k ? "\"cta\", \"gpu\" or \"sys\"" : "\"relaxed\", \"acquire\", \"release\" or \"acq_rel\"");
-		int i = 1;
+			error_at(l->d, n->loc, "'%s' is a string: %s", what, choices);
 		while (i < count && strcmp(n->name, names[i]) != 0)
 			i++;
 		if (i == count)
-			error_at(l->d, n->loc, "unknown %s \"%s\" (%s)", k ? "scope" : "sem", n->name,
-				 k ? "\"cta\", \"gpu\" or \"sys\"" : "\"relaxed\", \"acquire\", \"release\" or \"acq_rel\"");
+			error_at(l->d, n->loc, "unknown %s \"%s\" (%s)", what, n->name, choices);
 		r |= (int64_t)i << 4 * k;
 	}
 	return r;
@@ -1022,7 +1019,9 @@ static Rv store_like(L *l, Node *call, Opcode code, AtomicKind kind)
 {
 	static const char *const names[] = {"ptr", "value", "mask", "sem", "scope", NULL};
 	Args a = args_of(l, call, names, 2);
-	int64_t order = memory_order(l, call, a.a[3], a.a[4]);
+	if (code == OP_STORE && (a.a[3] || a.a[4]))
+		error_at(l->d, (a.a[3] ? a.a[3] : a.a[4])->loc, "'store' takes no sem or scope (only atomics do)");
+	int64_t order = memory_order(l, a.a[3], a.a[4]);
 	ValId ops[3];
 	int n = 0;
 	ops[n++] = pointer_arg(l, call, a.a[0]);
@@ -1050,7 +1049,7 @@ static Rv atomic_cas(L *l, Node *call)
 {
 	static const char *const names[] = {"ptr", "cmp", "value", "mask", "sem", "scope", NULL};
 	Args a = args_of(l, call, names, 3);
-	int64_t order = memory_order(l, call, a.a[4], a.a[5]);
+	int64_t order = memory_order(l, a.a[4], a.a[5]);
 	ValId ops[4];
 	int n = 0;
 	ops[n++] = pointer_arg(l, call, a.a[0]);
