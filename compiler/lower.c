@@ -681,17 +681,36 @@ static Rv reduce(L *l, Node *call, Opcode code)
 	return (Rv){r, false};
 }
 
-/* cumsum(x, axis = 0, reverse = false): running sums, accumulated as sum does (halves in f32, small ints in i32). */
-static Rv cumsum(L *l, Node *call)
+/*
+ * cumsum(x, axis = 0, reverse = false): running sums, accumulated as sum
+ * does (halves in f32, small ints in i32).  cumprod: running products in
+ * x's type, as Triton's tl.cumprod: a scan whose region multiplies.
+ */
+static Rv cumsum(L *l, Node *call, bool prod)
 {
 	static const char *const names[] = {"x", "axis", "reverse", NULL};
 	Args a = args_of(l, call, names, 1);
 	Rv x = expr(l, a.a[0]);
 	Type t = need_tensor(l, a.a[0], x, call->name);
 	if (t.elem == TY_PTR || t.elem == TY_I1)
-		error_at(l->d, a.a[0]->loc, "'cumsum' needs numbers, got %s", tstr(l, t));
+		error_at(l->d, a.a[0]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
 	int ax = a.a[1] ? axis_arg(l, a.a[1], t) : 0;
 	int64_t rev = a.a[2] ? const_arg(l, a.a[2], "reverse must be a compile-time constant", false) : 0;
+	if (prod) {
+		Type st = type_scalar(t.elem), at[2] = {st, st};
+		Block *body = ir_new_block(l->f, 2, at);
+		Op *mul = ir_new_op(l->f, OP_MUL, body->args, 2, &st, 1, call->loc);
+		ir_append(body, mul);
+		ir_append(body, ir_new_op(l->f, OP_YIELD, mul->res, 1, NULL, 0, call->loc));
+		Op *op = ir_new_op(l->f, OP_SCAN, &x.v, 1, &t, 1, call->loc);
+		op->iattr[0] = ax;
+		op->iattr[1] = rev != 0;
+		op->blocks[0] = body;
+		op->nblocks = 1;
+		body->parent = op;
+		b_place(&l->b, op);
+		return (Rv){op->res[0], false};
+	}
 	ValId v = x.v;
 	if (t.elem == TY_F16 || t.elem == TY_BF16)
 		v = cast_to(l, v, TY_F32);
@@ -1475,7 +1494,7 @@ static bool reserved_name(const char *s)
 {
 	static const char *const names[] = {
 		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "dot", "sum", "max", "min",
-		"argmax", "argmin", "cumsum", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
+		"argmax", "argmin", "cumsum", "cumprod", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
 		"cdiv", "trans", "permute", "reshape", "join", "split", "interleave", "rand", "randn", "randint",
 		"randint4x", "range", "inf", "nan", "atomic_cas", "reduce", "associative_scan",
 	};
@@ -1588,8 +1607,8 @@ static Rv call(L *l, Node *n)
 		return reduce(l, n, OP_ARGMAX);
 	if (!strcmp(f, "argmin"))
 		return reduce(l, n, OP_ARGMIN);
-	if (!strcmp(f, "cumsum"))
-		return cumsum(l, n);
+	if (!strcmp(f, "cumsum") || !strcmp(f, "cumprod"))
+		return cumsum(l, n, f[3] == 'p');
 	if (!strcmp(f, "reduce") || !strcmp(f, "associative_scan")) {
 		Rv r[MAX_RESULTS];
 		if (combine_call(l, n, f[0] == 'a', r) > 1)

@@ -926,16 +926,19 @@ static void case_sync(int progs, int warps)
 /*
  * cumsum of an R x C tile along one axis, forward or reversed: f32 against
  * the running sums in double (within 4 ulp per step of log2 n of the prefix's
- * magnitude), i32 (8x the value, truncated) exactly; the interpreter adds in
- * the GPU's order, so the two agree bit for bit.
+ * magnitude), i32 (8x the value, truncated) exactly; and cumprod: f32 of
+ * factors near 1 (within one rounding per factor), i32 of signs exactly.
+ * The interpreter combines in the GPU's order, so the two agree bit for bit.
  */
 static const char *scan_src =
-	"kernel scan(o: *f32, oi: *i32, x: *f32, R: const i32 = 1, C: const i32 = 1024, AXIS: const i32 = 1,\n"
-	"            REV: const i32 = 0) {\n"
+	"kernel scan(o: *f32, oi: *i32, op: *f32, os: *i32, x: *f32, R: const i32 = 1, C: const i32 = 1024,\n"
+	"            AXIS: const i32 = 1, REV: const i32 = 0) {\n"
 	"    let at = arange(0, R)[:, None] * C + arange(0, C)[None, :];\n"
 	"    let t = load(x + at);\n"
 	"    store(o + at, cumsum(t, AXIS, REV));\n"
 	"    store(oi + at, cumsum(cast(t * 8.0, i32), axis = AXIS, reverse = REV));\n"
+	"    store(op + at, cumprod(1.0 + t * 0.001, AXIS, REV));\n"
+	"    store(os + at, cumprod(where(t > 0.0, 1, -1), axis = AXIS, reverse = REV));\n"
 	"}\n";
 
 static void case_scan(int rows, int cols, int axis, int rev, int warps)
@@ -945,26 +948,33 @@ static void case_scan(int rows, int cols, int axis, int rev, int warps)
 	Case c;
 	start(&c, "scan %dx%d axis=%d%s warps=%d", rows, cols, axis, rev ? " reverse" : "", warps);
 	size_t n = (size_t)rows * cols;
-	float *x = xmalloc(4 * n), *o = xmalloc(4 * n);
-	int32_t *oi = xmalloc(4 * n);
+	float *x = xmalloc(4 * n), *o = xmalloc(4 * n), *op = xmalloc(4 * n);
+	int32_t *oi = xmalloc(4 * n), *os = xmalloc(4 * n);
 	fill_f32(x, n, -1, 1);
-	Buf bufs[] = {{o, 4 * n, OUT}, {oi, 4 * n, OUT}, {x, 4 * n, IN}};
+	Buf bufs[] = {{o, 4 * n, OUT}, {oi, 4 * n, OUT}, {op, 4 * n, OUT}, {os, 4 * n, OUT}, {x, 4 * n, IN}};
 	Launch l = {.file = "scan.tile", .src = scan_src, .kernel = "scan",
 	            .defs = {{"R", rows}, {"C", cols}, {"AXIS", axis}, {"REV", rev}}, .ndefs = 4, .num_warps = warps,
-	            .grid = 1, .args = {ABUF(0), ABUF(1), ABUF(2)}, .nargs = 3, .bufs = bufs, .nbufs = 3};
-	void *ir[3] = {NULL, NULL, NULL};
+	            .grid = 1, .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4)}, .nargs = 5, .bufs = bufs,
+	            .nbufs = 5};
+	void *ir[5] = {NULL};
 	if (run_both(&c, &l, true, ir)) {
 		int len = axis ? cols : rows, steps = 0;
 		while ((1 << steps) < len)
 			steps++;
 		double worst = 0;
 		for (int a = 0; a < (axis ? rows : cols) && !c.failed; a++) {
-			double s = 0, mag = 0;
-			int32_t si = 0;
+			double s = 0, mag = 0, p = 1;
+			int32_t si = 0, sp = 1;
 			for (int k = 0; k < len && !c.failed; k++) {
 				int j = rev ? len - 1 - k : k;
 				size_t at = axis ? (size_t)a * cols + j : (size_t)j * cols + a;
 				s += x[at], mag += fabs(x[at]), si += (int32_t)(x[at] * 8.0f);
+				p *= (double)(1.0f + x[at] * 0.001f), sp *= x[at] > 0 ? 1 : -1;
+				/* a product of k + 1 factors, rounded k times in any order */
+				if (!(fabs(op[at] - p) <= 1.01 * (k + 1) * 0x1p-24 * p))
+					fail(&c, "cumprod f32 at %zu: %.9g, want %.9g", at, (double)op[at], p);
+				if (os[at] != sp)
+					fail(&c, "cumprod i32 at %zu: %d, want %d", at, os[at], sp);
 				double tol = (4.0 * steps + 1) * 0x1p-24 * mag, e = fabs(o[at] - s) / tol;
 				if (!(e <= 1.0) && tol > 0)
 					fail(&c, "f32 at %zu: %.9g, want %.9g", at, (double)o[at], s);
@@ -975,12 +985,13 @@ static void case_scan(int rows, int cols, int axis, int rev, int warps)
 			}
 		}
 		c.maxerr = worst;
-		if (ir[0] && (memcmp(ir[0], o, 4 * n) != 0 || memcmp(ir[1], oi, 4 * n) != 0))
-			fail(&c, "the interpreter's running sums differ from the GPU's");
+		if (ir[0] && (memcmp(ir[0], o, 4 * n) != 0 || memcmp(ir[1], oi, 4 * n) != 0 ||
+		              memcmp(ir[2], op, 4 * n) != 0 || memcmp(ir[3], os, 4 * n) != 0))
+			fail(&c, "the interpreter's running sums or products differ from the GPU's");
 	}
 	finish(&c, ir[0] != NULL && gpu);
-	free_results(ir, 3);
-	free(x), free(o), free(oi);
+	free_results(ir, 5);
+	free(x), free(o), free(oi), free(op), free(os);
 }
 
 /*
