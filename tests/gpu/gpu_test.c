@@ -927,7 +927,9 @@ static void case_sync(int progs, int warps)
  * cumsum of an R x C tile along one axis, forward or reversed: f32 against
  * the running sums in double (within 4 ulp per step of log2 n of the prefix's
  * magnitude), i32 (8x the value, truncated) exactly; and cumprod: f32 of
- * factors near 1 (within one rounding per factor), i32 of signs exactly.
+ * factors 1 + t/1024 (t/1024 exact, so the GPU's fma of 1 + t * 2^-10 and
+ * the interpreter's separate roundings agree), within one rounding per
+ * factor, and i32 of signs exactly.
  * The interpreter combines in the GPU's order, so the two agree bit for bit.
  */
 static const char *scan_src =
@@ -937,7 +939,7 @@ static const char *scan_src =
 	"    let t = load(x + at);\n"
 	"    store(o + at, cumsum(t, AXIS, REV));\n"
 	"    store(oi + at, cumsum(cast(t * 8.0, i32), axis = AXIS, reverse = REV));\n"
-	"    store(op + at, cumprod(1.0 + t * 0.001, AXIS, REV));\n"
+	"    store(op + at, cumprod(1.0 + t * 0.0009765625, AXIS, REV));\n"
 	"    store(os + at, cumprod(where(t > 0.0, 1, -1), axis = AXIS, reverse = REV));\n"
 	"}\n";
 
@@ -969,7 +971,7 @@ static void case_scan(int rows, int cols, int axis, int rev, int warps)
 				int j = rev ? len - 1 - k : k;
 				size_t at = axis ? (size_t)a * cols + j : (size_t)j * cols + a;
 				s += x[at], mag += fabs(x[at]), si += (int32_t)(x[at] * 8.0f);
-				p *= (double)(1.0f + x[at] * 0.001f), sp *= x[at] > 0 ? 1 : -1;
+				p *= (double)(1.0f + x[at] * 0x1p-10f), sp *= x[at] > 0 ? 1 : -1;
 				/* a product of k + 1 factors, rounded k times in any order */
 				if (!(fabs(op[at] - p) <= 1.01 * (k + 1) * 0x1p-24 * p))
 					fail(&c, "cumprod f32 at %zu: %.9g, want %.9g", at, (double)op[at], p);
