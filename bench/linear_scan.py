@@ -23,7 +23,7 @@ import triton.language as tl  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
-from ptx_ab import exit_unless_close, fresh_rounds, pick_config, print_rates  # noqa: E402
+from ptx_ab import exit_unless_close, fresh_rounds, pick_config, print_rates, rows_main  # noqa: E402
 
 SHAPES = [(4096, 1024), (4096, 4096), (1024, 16384)]
 CONFIGS = [(b, w) for b in (512, 1024, 2048, 4096) for w in (2, 4, 8, 16)]
@@ -107,13 +107,5 @@ def one(rows, t, rounds):
     print(f"ratio: tilec/triton {statistics.median(got['tilec']) / statistics.median(got['triton']):.3f}")
 
 
-def main():
-    a = [int(v) for v in sys.argv[1:]]
-    torch.manual_seed(0)
-    rounds = a[2] if len(a) > 2 else 5
-    for shape in ([tuple(a[0:2])] if len(a) >= 2 else SHAPES):
-        one(*shape, rounds)
-
-
 if __name__ == "__main__":
-    main()
+    rows_main(one, SHAPES)

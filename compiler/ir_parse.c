@@ -310,41 +310,17 @@ static void for_head(Parser *p, OpText *o)
 	iters(p, o);
 }
 
-static const char *pred_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+static const char *const pred_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 
-static void cmp_pred(Parser *p, OpText *o)
-{
-	Loc l = (skip(p), here(p));
-	const char *w = word(p, "a cmp predicate");
-	for (int i = 0; i <= CMP_GE; i++)
-		if (strcmp(w, pred_names[i]) == 0) {
-			o->iattr[0] = i;
-			return;
-		}
-	error_at(p->d, l, "unknown cmp predicate '%s'", w);
-}
-
-/* One of names[1 .. n - 1], as a word; its index. */
-static int64_t name_index(Parser *p, const char *const *names, int n, const char *what)
+/* One of names[first .. n - 1], as a word; its index.  what: "a cmp predicate", for the errors. */
+static int64_t name_index(Parser *p, const char *const *names, int first, int n, const char *what)
 {
 	Loc l = (skip(p), here(p));
 	const char *w = word(p, what);
-	for (int i = 1; i < n; i++)
+	for (int i = first; i < n; i++)
 		if (strcmp(w, names[i]) == 0)
 			return i;
-	error_at(p->d, l, "unknown %s '%s'", what + 2, w);
-}
-
-static void atomic_kind(Parser *p, OpText *o)
-{
-	Loc l = (skip(p), here(p));
-	const char *w = word(p, "an atomic kind");
-	for (int i = 0; i < ATOM_COUNT; i++)
-		if (strcmp(w, atomic_names[i]) == 0) {
-			o->iattr[0] = i;
-			return;
-		}
-	error_at(p->d, l, "unknown atomic kind '%s'", w);
+	error_at(p->d, l, "unknown %s '%s'", strchr(what, ' ') + 1, w);
 }
 
 /* head = the opcode's own syntax, from ir_print.c's print_head */
@@ -372,10 +348,10 @@ static void head(Parser *p, OpText *o)
 		iters(p, o);
 		return;
 	case OP_CMP:
-		cmp_pred(p, o);
+		o->iattr[0] = name_index(p, pred_names, 0, CMP_GE + 1, "a cmp predicate");
 		break;
 	case OP_ATOMIC:
-		atomic_kind(p, o);
+		o->iattr[0] = name_index(p, atomic_names, 0, ATOM_COUNT, "an atomic kind");
 		break;
 	default:
 		break;
@@ -404,11 +380,11 @@ static void head(Parser *p, OpText *o)
 	}
 	if (ir_is_atomic(o->code) && same_line(p) && accept(p, "sem")) {
 		expect(p, "=");
-		o->iattr[1] |= name_index(p, sem_names, SEM_COUNT, "a memory order");
+		o->iattr[1] |= name_index(p, sem_names, 1, SEM_COUNT, "a memory order");
 	}
 	if (ir_is_atomic(o->code) && same_line(p) && accept(p, "scope")) {
 		expect(p, "=");
-		o->iattr[1] |= name_index(p, scope_names, SCOPE_COUNT, "a scope") << 4;
+		o->iattr[1] |= name_index(p, scope_names, 1, SCOPE_COUNT, "a scope") << 4;
 	}
 	if (o->code == OP_SPLIT && same_line(p) && accept(p, "index")) {
 		expect(p, "=");

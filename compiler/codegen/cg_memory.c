@@ -379,21 +379,20 @@ static LLVMValueRef atomic_one(Cg *c, Op *op, const char *atom, ElemKind e, LLVM
 
 /*
  * The atom instruction before its operation: its memory order and scope as
- * sem= and scope= give them, else relaxed (PTX's default) for a tile and
- * acq_rel at GPU scope for a scalar (nvvm.def's two forms).
+ * sem= and scope= give them, else none for a tile (PTX's relaxed at GPU
+ * scope) and acq_rel at GPU scope for a scalar, whose program's accesses
+ * are ordered around it.
  */
 static const char *atom_name(Cg *c, Op *op, bool scalar)
 {
 	MemSem sem = ATOMIC_SEM(op);
 	MemScope scope = ATOMIC_SCOPE(op);
-	if (!sem && !scope)
-		return nv_names[scalar ? NV_ASM_ATOM_SYNC : NV_ASM_ATOM];
 	if (!sem && scalar)
 		sem = SEM_ACQ_REL;
 	if (!scope && scalar)
 		scope = SCOPE_GPU;
-	return arena_printf(c->f->arena, "atom%s%s%s%s.global", sem ? "." : "", sem_names[sem], scope ? "." : "",
-	                    scope_names[scope]);
+	return arena_printf(c->f->arena, "%s%s%s%s%s.global", nv_names[NV_ASM_ATOM], sem ? "." : "", sem_names[sem],
+	                    scope ? "." : "", scope_names[scope]);
 }
 
 /*

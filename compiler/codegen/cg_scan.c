@@ -25,8 +25,6 @@
  * the left one, so both partners compute the same merged tot, and the
  * combine need not be commutative, as Triton's associative_scan.
  */
-#include <string.h>
-
 #include "cg.h"
 
 enum { MAX_SCAN = 16 };
@@ -105,6 +103,13 @@ static Part select_part(Cg *c, LLVMValueRef cond, Part a, Part b, int k)
 	return a;
 }
 
+/* pre takes in part, the tot of the block before its own, where its block is the later one (cumsum's add commutes). */
+static Part take_part(Cg *c, Op *op, Part pre, Part part, LLVMValueRef later)
+{
+	Part m = op->code == OP_CUMSUM ? combine(c, op, pre, part) : combine(c, op, part, pre);
+	return select_part(c, later, m, pre, op->nopnds);
+}
+
 enum { MAX_RUN = 3 };
 
 typedef struct Levels {
@@ -169,8 +174,7 @@ static void smem_run(Cg *c, Op *op, const Layout *l, LLVMValueRef *flat, Part *p
 			for (int q = 1; q < cnt / 2; q++)
 				part = select_part(c, LLVMBuildICmp(c->b, LLVMIntEQ, pair, cg_i32c(c, q), ""),
 				                   t[base + 2 * q + rev], part, k);
-			Part m = add ? combine(c, op, pre[r], part) : combine(c, op, part, pre[r]);
-			pre[r] = select_part(c, later, m, pre[r], k);
+			pre[r] = take_part(c, op, pre[r], part, later);
 		}
 		tot[r] = t[2 * nb - 2];
 	}
@@ -233,9 +237,7 @@ void cg_scan(Cg *c, Op *op)
 			LLVMValueRef set = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, flat[r], cg_i32c(c, bit), ""),
 			                                 cg_i32c(c, 0), "");
 			LLVMValueRef later = rev ? LLVMBuildNot(c->b, set, "") : set; /* the partner's block comes first */
-			/* cumsum's add commutes: pre + part, tot + part */
-			Part merged_pre = add ? combine(c, op, pre[r], part[r]) : combine(c, op, part[r], pre[r]);
-			pre[r] = select_part(c, later, merged_pre, pre[r], k);
+			pre[r] = take_part(c, op, pre[r], part[r], later);
 			if (!add)
 				tot[r] = combine(c, op, select_part(c, later, part[r], tot[r], k),
 				                 select_part(c, later, tot[r], part[r], k));
