@@ -906,6 +906,20 @@ static int64_t axis_split(Interp *it, Op *op, const Tile *a, int64_t *outer, int
 	return a->type.shape[axis];
 }
 
+/* flip and sort's steps: element i along the axis is the operand's i ^ mask */
+static void exec_xorperm(Interp *it, Op *op)
+{
+	Tile *r = def(it, op->res[0], op->loc);
+	Tile *a = arg(it, op, 0, r->n);
+	int64_t outer, inner, len = axis_split(it, op, a, &outer, &inner), m = op->iattr[1];
+	if (!is_pow2(len) || m < 0 || m >= len)
+		fail(it, op->loc, "malformed IR: xorperm mask %lld over %lld elements", (long long)m, (long long)len);
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t p = 0; p < len; p++)
+			for (int64_t in = 0; in < inner; in++)
+				r->d[(o * len + p) * inner + in] = a->d[(o * len + (p ^ m)) * inner + in];
+}
+
 /* it->scratch with room for n elements. */
 static Elt *scratch(Interp *it, int64_t n, Loc loc)
 {
@@ -1236,6 +1250,7 @@ static void exec_op(Interp *it, Op *op)
 	case OP_ARGMAX:
 	case OP_ARGMIN: exec_reduce(it, op); break;
 	case OP_CUMSUM: exec_cumsum(it, op); break;
+	case OP_XORPERM: exec_xorperm(it, op); break;
 	case OP_REDUCE:
 	case OP_SCAN: exec_combine(it, op); break;
 	case OP_DOT: exec_dot(it, op); break;

@@ -283,6 +283,10 @@ int layout_column(const uint32_t *cols, int n, uint32_t col);
 bool layout_scan_in_warp(const Layout *l, int axis);
 /* Some element of l is held by several lanes or warps (a zero lane or warp column). */
 bool layout_copies(const Layout *l);
+/* Flat-index bits m as the XOR of register (*reg), lane (*lane) and warp (*warp) columns; false if none. */
+bool layout_xor_split(const Layout *l, uint32_t m, uint32_t *reg, uint32_t *lane, uint32_t *warp);
+/* xorperm's mask as flat-index bits of its operand's type t */
+uint32_t xorperm_bits(Type t, int axis, int64_t mask);
 /* Triton-style blocked default for a shape: `vec` contiguous elements per thread along the last dim. */
 Layout layout_blocked(int rank, const int32_t *shape, int num_warps, int vec);
 uint32_t layout_apply(const Layout *l, uint32_t reg, uint32_t lane, uint32_t warp);

@@ -386,6 +386,10 @@ static void head(Parser *p, OpText *o)
 		expect(p, "=");
 		o->iattr[1] |= name_index(p, scope_names, 1, SCOPE_COUNT, "a scope") << 4;
 	}
+	if (o->code == OP_XORPERM && same_line(p) && accept(p, "mask")) {
+		expect(p, "=");
+		o->iattr[1] = integer(p);
+	}
 	if (o->code == OP_SPLIT && same_line(p) && accept(p, "index")) {
 		expect(p, "=");
 		o->iattr[0] = integer(p);

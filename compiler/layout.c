@@ -213,6 +213,46 @@ bool layout_scan_in_warp(const Layout *l, int axis)
 	return true;
 }
 
+/*
+ * The flat-index bits m as a XOR of columns, by elimination over GF(2):
+ * register columns in *reg's bits, lane columns in *lane's, warp columns
+ * in *warp's.  false where no XOR of columns gives m.
+ */
+bool layout_xor_split(const Layout *l, uint32_t m, uint32_t *reg, uint32_t *lane, uint32_t *warp)
+{
+	uint32_t vec[32] = {0};
+	uint64_t with[32] = {0}; /* basis vector b's columns: register i bit i, lane i bit 16 + i, warp i bit 24 + i */
+	for (int i = 0; i < l->nreg + 5 + l->nwarp; i++) {
+		uint32_t v = i < l->nreg ? l->reg[i] : i < l->nreg + 5 ? l->lane[i - l->nreg] : l->warp[i - l->nreg - 5];
+		uint64_t w = (uint64_t)1 << (i < l->nreg ? i : i < l->nreg + 5 ? 16 + i - l->nreg : 24 + i - l->nreg - 5);
+		for (int b = 31; b >= 0 && v; b--)
+			if (v >> b & 1) {
+				if (!vec[b]) {
+					vec[b] = v, with[b] = w;
+					v = 0;
+				} else
+					v ^= vec[b], w ^= with[b];
+			}
+	}
+	uint64_t w = 0;
+	for (int b = 31; b >= 0; b--)
+		if (m >> b & 1) {
+			if (!vec[b])
+				return false;
+			m ^= vec[b], w ^= with[b];
+		}
+	*reg = (uint32_t)(w & 0xffff), *lane = (uint32_t)(w >> 16 & 0x1f), *warp = (uint32_t)(w >> 24);
+	return true;
+}
+
+uint32_t xorperm_bits(Type t, int axis, int64_t mask)
+{
+	int shift = 0;
+	for (int d = t.rank - 1; d > axis; d--)
+		shift += ilog2((uint64_t)t.shape[d]);
+	return (uint32_t)mask << shift;
+}
+
 /* Layouts are interned: equal layouts get one index, so passes compare indices. */
 int layout_add(Func *f, const Layout *l)
 {

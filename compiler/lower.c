@@ -78,6 +78,8 @@ static void if_stmt(L *l, Node *n);
 static int values_of(L *l, Node *e, Rv *out);
 static int combine_call(L *l, Node *call, bool scan, Rv *out);
 
+enum { MAX_INLINED = 10000, MAX_RESULTS = 16 };
+
 /* ---- small helpers ---- */
 
 static const char *tstr(L *l, Type t)
@@ -681,6 +683,40 @@ static Rv reduce(L *l, Node *call, Opcode code)
 	return (Rv){r, false};
 }
 
+/* A reduce (SCAN: scan) of tile x along ax whose region is the binary op `with` in x's type. */
+static ValId region_op(L *l, Loc loc, Opcode code, Opcode with, ValId x, int ax, bool rev)
+{
+	Type t = ty(l, x), st = type_scalar(t.elem), at[2] = {st, st}, rt = t;
+	if (code == OP_REDUCE) {
+		memmove(rt.shape + ax, rt.shape + ax + 1, sizeof(int32_t) * (rt.rank - ax - 1));
+		rt.rank--;
+	}
+	Block *body = ir_new_block(l->f, 2, at);
+	Op *c = ir_new_op(l->f, with, body->args, 2, &st, 1, loc);
+	ir_append(body, c);
+	ir_append(body, ir_new_op(l->f, OP_YIELD, c->res, 1, NULL, 0, loc));
+	Op *op = ir_new_op(l->f, code, &x, 1, &rt, 1, loc);
+	op->iattr[0] = ax;
+	op->iattr[1] = rev;
+	op->blocks[0] = body;
+	op->nblocks = 1;
+	body->parent = op;
+	b_place(&l->b, op);
+	return op->res[0];
+}
+
+/* xor_sum(x, axis): the XOR of integers along axis, as Triton's tl.xor_sum */
+static Rv xor_sum(L *l, Node *call)
+{
+	static const char *const names[] = {"x", "axis", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]);
+	Type t = need_tensor(l, a.a[0], x, "xor_sum");
+	if (!elem_is_int(t.elem) || t.elem == TY_I1)
+		error_at(l->d, a.a[0]->loc, "'xor_sum' needs integers, got %s", tstr(l, t));
+	return (Rv){region_op(l, call->loc, OP_REDUCE, OP_XOR, x.v, axis_arg(l, a.a[1], t), false), false};
+}
+
 /*
  * cumsum(x, axis = 0, reverse = false): running sums, accumulated as sum
  * does (halves in f32, small ints in i32).  cumprod: running products in
@@ -696,21 +732,8 @@ static Rv cumsum(L *l, Node *call, bool prod)
 		error_at(l->d, a.a[0]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
 	int ax = a.a[1] ? axis_arg(l, a.a[1], t) : 0;
 	int64_t rev = a.a[2] ? const_arg(l, a.a[2], "reverse must be a compile-time constant", false) : 0;
-	if (prod) {
-		Type st = type_scalar(t.elem), at[2] = {st, st};
-		Block *body = ir_new_block(l->f, 2, at);
-		Op *mul = ir_new_op(l->f, OP_MUL, body->args, 2, &st, 1, call->loc);
-		ir_append(body, mul);
-		ir_append(body, ir_new_op(l->f, OP_YIELD, mul->res, 1, NULL, 0, call->loc));
-		Op *op = ir_new_op(l->f, OP_SCAN, &x.v, 1, &t, 1, call->loc);
-		op->iattr[0] = ax;
-		op->iattr[1] = rev != 0;
-		op->blocks[0] = body;
-		op->nblocks = 1;
-		body->parent = op;
-		b_place(&l->b, op);
-		return (Rv){op->res[0], false};
-	}
+	if (prod)
+		return (Rv){region_op(l, call->loc, OP_SCAN, OP_MUL, x.v, ax, rev != 0), false};
 	ValId v = x.v;
 	if (t.elem == TY_F16 || t.elem == TY_BF16)
 		v = cast_to(l, v, TY_F32);
@@ -955,6 +978,181 @@ static int split(L *l, Node *call, Rv *out)
 		l->f->vals[out[k].v].def->iattr[0] = k;
 	}
 	return 2;
+}
+
+/* ---- flip, sort, topk: networks of xorperm ---- */
+
+static ValId xorperm(L *l, ValId x, int ax, int64_t mask)
+{
+	ValId r = emit(l, OP_XORPERM, ty(l, x), &x, 1);
+	l->f->vals[r].def->iattr[0] = ax;
+	l->f->vals[r].def->iattr[1] = mask;
+	return r;
+}
+
+/* flip(x, dim = last): x reversed along dim, whose length n is a power of two: i from i ^ (n - 1) */
+static Rv flip(L *l, Node *call)
+{
+	static const char *const names[] = {"x", "dim", NULL};
+	Args a = args_of(l, call, names, 1);
+	Rv x = expr(l, a.a[0]);
+	Type t = need_tensor(l, a.a[0], x, "flip");
+	int ax = a.a[1] ? axis_arg(l, a.a[1], t) : t.rank - 1;
+	l->b.loc = call->loc;
+	return t.shape[ax] == 1 ? x : (Rv){xorperm(l, x.v, ax, t.shape[ax] - 1), x.weak};
+}
+
+/* a comes before b in sort's order: a < b; for floats, every number before a NaN */
+static Rv before(L *l, Loc loc, Rv a, Rv b)
+{
+	Rv lt = binary(l, loc, TK_LT, a, b);
+	if (!elem_is_float(ty(l, a.v).elem))
+		return lt;
+	/* a != a and b != b, which the partner's test shares (CSE) */
+	Rv nan_a = binary(l, loc, TK_NE, a, a), nan_b = binary(l, loc, TK_NE, b, b);
+	Rv num_a = {emit(l, OP_NOT, ty(l, nan_a.v), &nan_a.v, 1), false};
+	return binary(l, loc, TK_PIPE, lt, binary(l, loc, TK_AMP, nan_b, num_a));
+}
+
+/* (b >> i ^ b >> j) & 1 == want, for the positions b along the axis (i1, broadcastable to the tile) */
+static Rv bits_equal(L *l, Loc loc, Rv pos, int i, int j, int want)
+{
+	Rv x = binary(l, loc, TK_SHR, pos, weak_int(l, i));
+	if (j >= 0)
+		x = binary(l, loc, TK_CARET, x, binary(l, loc, TK_SHR, pos, weak_int(l, j)));
+	x = binary(l, loc, TK_AMP, x, weak_int(l, 1));
+	return binary(l, loc, TK_EQ, x, weak_int(l, want));
+}
+
+/* each of xs[0..k) where take is true from its partner (mask m), else its own */
+static void take_partner(L *l, Rv *xs, Rv *p, int k, int ax, int64_t m, Rv take)
+{
+	for (int i = 0; i < k; i++) {
+		Rv q = p && i == 0 ? *p : (Rv){xorperm(l, xs[i].v, ax, m), false};
+		ValId ops[3] = {broadcast_to(l, take.v, ty(l, xs[i].v)), q.v, xs[i].v};
+		xs[i] = (Rv){emit(l, OP_SELECT, ty(l, xs[i].v), ops, 3), false};
+	}
+}
+
+/*
+ * Steps j = top - 1 .. 0 of a bitonic merge of the tuples xs (keys xs[0])
+ * along ax: each position meets the one whose index differs in bit j and
+ * keeps the key that comes first of the two where bit j of its index
+ * equals its block's direction (bit d of the index XOR desc; d < 0: desc
+ * alone), else the other.  The two partners decide alike, so each step
+ * moves whole tuples and loses none, NaN keys included.
+ */
+static void merge(L *l, Loc loc, Rv *xs, int k, int ax, Rv pos, int top, int d, int desc)
+{
+	for (int j = top - 1; j >= 0; j--) {
+		Rv p = {xorperm(l, xs[0].v, ax, (int64_t)1 << j), false};
+		Rv first = bits_equal(l, loc, pos, j, d, desc);
+		ValId ops[3] = {broadcast_to(l, first.v, ty(l, xs[0].v)), before(l, loc, p, xs[0]).v,
+				before(l, loc, xs[0], p).v};
+		Rv take = {emit(l, OP_SELECT, type_with_elem(ty(l, xs[0].v), TY_I1), ops, 3), false};
+		take_partner(l, xs, &p, k, ax, (int64_t)1 << j, take);
+	}
+}
+
+/*
+ * sort(x, dim = last, descending = false), as Triton's tl.sort, and
+ * topk(x, k, dim = last): the k largest along dim, largest first, as
+ * tl.topk.  x may be a tuple (keys, values...), sorted by the keys; one
+ * result per input.  A bitonic network over the positions' bits (xorperm
+ * steps: registers, shuffles, or shared memory across warps), the same
+ * on the GPU and in the interpreter.
+ *
+ * topk sorts blocks of k, alternately up and down; then for D = k, 2k,
+ * ... each position takes the larger of its tuple and the one D away
+ * (the lower position's on equal keys), which leaves both blocks holding
+ * the top k of the two (a bitonic sequence), and merges its block again.
+ * At the end every block of k holds the same top k, and a max over the
+ * blocks (of equal values) keeps one.
+ */
+static int sort_call(L *l, Node *call, bool topk, Rv *out)
+{
+	static const char *const sn[] = {"x", "dim", "descending", NULL}, *const tn[] = {"x", "k", "dim", NULL};
+	Args a = args_of(l, call, topk ? tn : sn, topk ? 2 : 1);
+	Node *in = a.a[0];
+	Node **items = in->kind == ND_TUPLE ? in->args : &in;
+	int k = in->kind == ND_TUPLE ? in->nargs : 1;
+	if (k > MAX_RESULTS)
+		error_at(l->d, in->loc, "'%s' takes at most %d values, got %d", call->name, MAX_RESULTS, k);
+	Rv xs[MAX_RESULTS];
+	Type shape = type_scalar(TY_I32);
+	for (int i = 0; i < k; i++) {
+		xs[i] = expr(l, items[i]);
+		Type t = ty(l, xs[i].v);
+		if (t.elem == TY_PTR || t.elem == TY_I1)
+			error_at(l->d, items[i]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
+		if (!broadcast_shape(shape, t, &shape))
+			error_at(l->d, items[i]->loc, "'%s': this %s does not broadcast with the inputs before it (shape %s)",
+				 call->name, tstr(l, t), shape_str(l, shape));
+	}
+	if (shape.rank == 0)
+		error_at(l->d, in->loc, "'%s' needs a tensor, got %s", call->name, k > 1 ? "scalars" : "a scalar");
+	Node *dn = a.a[topk ? 2 : 1];
+	int ax = dn ? axis_arg(l, dn, shape) : shape.rank - 1;
+	int32_t n = shape.shape[ax];
+	int bits = ilog2((uint64_t)n), kbits = bits, desc = topk;
+	if (topk) {
+		int64_t kk = const_arg(l, a.a[1], "k must be a compile-time constant", false);
+		if (!is_pow2(kk) || kk > n)
+			error_at(l->d, a.a[1]->loc, "'topk' needs k a power of two from 1 to %d (the length of dim %d), got %lld",
+				 n, ax, (long long)kk);
+		kbits = ilog2((uint64_t)kk);
+		if (kk < n && shape.rank >= MAX_RANK)
+			error_at(l->d, call->loc, "'topk' of a rank-%d tile with k < %d is not supported (rank at most %d)",
+				 shape.rank, n, MAX_RANK - 1);
+	} else if (a.a[2])
+		desc = const_arg(l, a.a[2], "descending must be a compile-time constant", false) != 0;
+	l->b.loc = call->loc;
+	for (int i = 0; i < k; i++)
+		xs[i] = (Rv){broadcast_to(l, xs[i].v, shape), false};
+	/* the index along ax, shaped to broadcast against the tile */
+	int32_t len = n;
+	ValId pv = emit(l, OP_ARANGE, type_tensor(TY_I32, 1, &len), NULL, 0);
+	l->f->vals[pv].def->iattr[1] = n;
+	for (int d = 0; d < shape.rank; d++)
+		if (d != ax) {
+			Type u = ty(l, pv);
+			int at = d < ax ? 0 : u.rank;
+			memmove(u.shape + at + 1, u.shape + at, sizeof(int32_t) * (u.rank - at));
+			u.shape[at] = 1;
+			u.rank++;
+			pv = emit(l, OP_EXPAND_DIMS, u, &pv, 1);
+			l->f->vals[pv].def->iattr[0] = at;
+		}
+	Rv pos = {pv, false};
+	/* sort blocks of 2, 4, ..., 2^kbits; the last direction alternates by block for topk */
+	for (int s = 1; s <= kbits; s++)
+		merge(l, call->loc, xs, k, ax, pos, s, s < bits ? s : -1, s == bits ? desc : 0);
+	for (int s = kbits; s < bits; s++) {
+		Rv p = {xorperm(l, xs[0].v, ax, (int64_t)1 << s), false};
+		Rv upper = bits_equal(l, call->loc, pos, s, -1, 1);
+		Rv after = before(l, call->loc, p, xs[0]);
+		Rv tie = binary(l, call->loc, TK_AMP, (Rv){emit(l, OP_NOT, ty(l, after.v), &after.v, 1), false}, upper);
+		Rv take = binary(l, call->loc, TK_PIPE, before(l, call->loc, xs[0], p), tie);
+		take_partner(l, xs, &p, k, ax, (int64_t)1 << s, take);
+		merge(l, call->loc, xs, k, ax, pos, kbits, s + 1 < bits ? s + 1 : -1, s + 1 == bits);
+	}
+	for (int i = 0; i < k; i++) {
+		ValId v = xs[i].v;
+		if (kbits < bits) { /* [.., n / k, k, ..] and the max over the n / k equal blocks */
+			Type t = ty(l, v), r = t;
+			memmove(r.shape + ax + 1, t.shape + ax, sizeof(int32_t) * (t.rank - ax));
+			r.rank++;
+			r.shape[ax] = n >> kbits;
+			r.shape[ax + 1] = 1 << kbits;
+			v = reshape_to(l, call->loc, v, r.rank, r.shape);
+			Type m = t;
+			m.shape[ax] = 1 << kbits;
+			v = emit(l, OP_RMAX, m, &v, 1);
+			l->f->vals[v].def->iattr[0] = ax;
+		}
+		out[i] = (Rv){v, false};
+	}
+	return k;
 }
 
 static ValId pointer_arg(L *l, Node *call, Node *n)
@@ -1215,8 +1413,6 @@ static int random_call(L *l, Node *call, RandKind kind, Rv *out)
 
 /* ---- fn helpers ---- */
 
-enum { MAX_INLINED = 10000, MAX_RESULTS = 16 };
-
 /*
  * A call of an fn: its body is lowered here, inline, in a scope of its own
  * that sees only its parameters.  They are bound to the argument values, so
@@ -1336,7 +1532,8 @@ static bool multi_valued(L *l, Node *e)
 {
 	return e->kind == ND_CALL && (fn_index(l, e->name) >= 0 || !strcmp(e->name, "randint4x") ||
 				      !strcmp(e->name, "split") || !strcmp(e->name, "reduce") ||
-				      !strcmp(e->name, "associative_scan"));
+				      !strcmp(e->name, "associative_scan") || !strcmp(e->name, "sort") ||
+				      !strcmp(e->name, "topk"));
 }
 
 /* The values of e into out[], and how many: a multi_valued call's, else e's one. */
@@ -1351,6 +1548,8 @@ static int values_of(L *l, Node *e, Rv *out)
 		return inline_fn(l, e, idx, out);
 	if (!strcmp(e->name, "reduce") || !strcmp(e->name, "associative_scan"))
 		return combine_call(l, e, e->name[0] == 'a', out);
+	if (!strcmp(e->name, "sort") || !strcmp(e->name, "topk"))
+		return sort_call(l, e, e->name[0] == 't', out);
 	return !strcmp(e->name, "split") ? split(l, e, out) : random_call(l, e, RAND_INT4, out);
 }
 
@@ -1496,7 +1695,7 @@ static bool reserved_name(const char *s)
 		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "dot", "sum", "max", "min",
 		"argmax", "argmin", "cumsum", "cumprod", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
 		"cdiv", "trans", "permute", "reshape", "join", "split", "interleave", "rand", "randn", "randint",
-		"randint4x", "range", "inf", "nan", "atomic_cas", "reduce", "associative_scan",
+		"randint4x", "range", "inf", "nan", "atomic_cas", "reduce", "associative_scan", "flip", "sort", "topk", "xor_sum",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(s, names[i]))
@@ -1607,6 +1806,8 @@ static Rv call(L *l, Node *n)
 		return reduce(l, n, OP_ARGMAX);
 	if (!strcmp(f, "argmin"))
 		return reduce(l, n, OP_ARGMIN);
+	if (!strcmp(f, "xor_sum"))
+		return xor_sum(l, n);
 	if (!strcmp(f, "cumsum") || !strcmp(f, "cumprod"))
 		return cumsum(l, n, f[3] == 'p');
 	if (!strcmp(f, "reduce") || !strcmp(f, "associative_scan")) {
@@ -1673,6 +1874,15 @@ static Rv call(L *l, Node *n)
 	}
 	if (!strcmp(f, "reshape"))
 		return reshape(l, n);
+	if (!strcmp(f, "flip"))
+		return flip(l, n);
+	if (!strcmp(f, "sort") || !strcmp(f, "topk")) {
+		Rv r[MAX_RESULTS];
+		if (sort_call(l, n, f[0] == 't', r) > 1)
+			error_at(l->d, n->loc, "'%s' of a tuple gives one value per input; take them with "
+				 "'let a, b = %s(...);'", f, f);
+		return r[0];
+	}
 	if (!strcmp(f, "permute"))
 		return permute(l, n);
 	if (!strcmp(f, "join") || !strcmp(f, "interleave"))
@@ -1764,8 +1974,8 @@ static Rv eval(L *l, Node *n)
 	case ND_INDEX: r = index_expr(l, n); break;
 	case ND_TYPE: error_at(l->d, n->loc, "a type is not a value here");
 	case ND_LIST: error_at(l->d, n->loc, "a shape list is only valid as the shape argument of zeros or full");
-	case ND_TUPLE: error_at(l->d, n->loc, "a tuple (a, b, ...) is only valid as the input of reduce or "
-				"associative_scan");
+	case ND_TUPLE: error_at(l->d, n->loc, "a tuple (a, b, ...) is only valid as the input of reduce, "
+				"associative_scan, sort or topk");
 	case ND_STR: error_at(l->d, n->loc, "a string is only valid as an atomic's sem= or scope=");
 	case ND_NONE:
 	case ND_SLICE: error_at(l->d, n->loc, "'%s' is only valid inside an index", n->kind == ND_NONE ? "None" : ":");
@@ -1880,7 +2090,7 @@ static void unpack(L *l, Node *n)
 {
 	Node *c = n->lhs;
 	if (!multi_valued(l, c))
-		error_at(l->d, c->loc, "only a call of an fn, randint4x, split, or reduce or associative_scan of a tuple "
+		error_at(l->d, c->loc, "only a call of an fn, randint4x, split, or reduce, associative_scan, sort or topk of a tuple "
 			 "gives several values");
 	for (int i = 0; i < n->nargs; i++)
 		for (int j = 0; j < i; j++)

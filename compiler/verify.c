@@ -264,6 +264,19 @@ static const char *check_cumsum(Func *f, Op *op)
 	return op->iattr[1] == 0 || op->iattr[1] == 1 ? NULL : "reverse must be 0 or 1";
 }
 
+static const char *check_xorperm(Func *f, Op *op)
+{
+	Type a = vtype(f, op->opnds[0]);
+	if (a.rank < 1 || op->iattr[0] < 0 || op->iattr[0] >= a.rank)
+		return arena_printf(f->arena, "axis %lld out of range for rank %d", (long long)op->iattr[0], a.rank);
+	if (!type_eq(a, vtype(f, op->res[0])))
+		return "result type is not the operand's";
+	if (op->iattr[1] < 0 || op->iattr[1] >= a.shape[op->iattr[0]])
+		return arena_printf(f->arena, "mask %lld is not below the axis's length %d", (long long)op->iattr[1],
+				    a.shape[op->iattr[0]]);
+	return NULL;
+}
+
 /* reduce, scan: k tiles of one shape, the results they make (the region: check_combine_region) */
 static const char *check_combine(Func *f, Op *op)
 {
@@ -358,6 +371,7 @@ static const char *check_op(Func *f, Op *op)
 	case OP_ATOMIC:
 	case OP_ATOMIC_CAS: return check_memory(f, op);
 	case OP_CUMSUM: return check_cumsum(f, op);
+	case OP_XORPERM: return check_xorperm(f, op);
 	case OP_REDUCE:
 	case OP_SCAN: return check_combine(f, op);
 	case OP_DOT: return check_dot(f, op);

@@ -127,6 +127,8 @@ CgLin cg_lin(Cg *c, const Layout *l, CgLinFn f, int a0, int a1);
 /* The same, f's thread part built from f's image of the lane and warp columns. */
 CgLin cg_lin_columns(Cg *c, const Layout *l, CgLinFn f, int a0, int a1);
 LLVMValueRef cg_lin_at(Cg *c, const CgLin *m, uint32_t r, uint32_t *add);
+/* The same for the element at flat index ti ^ k, any k. */
+LLVMValueRef cg_lin_at_index(Cg *c, const CgLin *m, uint32_t k, uint32_t *add);
 /* i1: this thread is the first of the copies the lane/warp zero columns make. */
 LLVMValueRef cg_is_owner(Cg *c, const Layout *l);
 /* Code between these runs only in owners (cg_is_owner) of l's elements:
@@ -212,6 +214,7 @@ void cg_smem_read(Cg *c, ValId v, int32_t offset, const CgLin *at, uint32_t r, i
 void cg_rename(Cg *c, Op *op);  /* expand_dims, broadcast, trans, reshape */
 void cg_join(Cg *c, Op *op);
 void cg_split(Cg *c, Op *op);
+void cg_xorperm(Cg *c, Op *op);
 
 void cg_dot(Cg *c, Op *op);
 /* cg_mma.c: tensor cores, when the dot carries the layout_mma_* layouts (cg_dot dispatches). */

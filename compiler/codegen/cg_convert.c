@@ -16,6 +16,10 @@
  * The first barrier protects a buffer the planner reused; runs of
  * consecutive registers on consecutive elements move as one vector access.
  *
+ * xorperm (flip, sort's steps) is the same copy read back at each
+ * element's flat index XOR the mask, or, where the mask's bits are
+ * register and lane columns only, renamed registers and one shuffle.
+ *
  * A convert whose only user is a later dot in the same block is left
  * pending: cg_dot writes both operand tiles at once and reads each element
  * from shared memory as it needs it (Triton's dot operands in shared
@@ -275,4 +279,53 @@ void cg_convert_layout(Cg *c, Op *op)
 	write_tile(c, op->smem_offset, src, e, phase);
 	cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
 	read_tile(c, op->smem_offset, res, phase);
+}
+
+/*
+ * xorperm: element i along the axis from element i ^ mask.  The mask's
+ * flat-index bits are a XOR of columns (layout_xor_split); without warp
+ * columns, register r takes register r ^ R of the lane that differs in L
+ * (shfl.sync.bfly, which the linear layout makes the right one).  With
+ * them, the tile goes through scratch and each run of vec registers reads
+ * back the aligned run holding its elements' partners, in XOR order.
+ */
+void cg_xorperm(Cg *c, Op *op)
+{
+	ValId src = op->opnds[0], res = op->res[0];
+	Type t = vtype(c->f, src);
+	const Layout *l = cg_layout(c, src);
+	uint32_t m = xorperm_bits(t, (int)op->iattr[0], op->iattr[1]), R, L, W;
+	if (!l || !layout_xor_split(l, m, &R, &L, &W))
+		die("codegen: xorperm %%%d's mask is not in its layout's columns", res);
+	uint32_t zm = cg_zeromask(l->reg, l->nreg);
+	LLVMValueRef *out = cg_new_regs(c, res);
+	if (!W) {
+		for (uint32_t r = 0; r < 1u << l->nreg; r++)
+			if (!(r & zm))
+				out[r] = L ? cg_shfl_xor(c, c->regs[src][r ^ R], (int)L) : c->regs[src][r ^ R];
+		cg_fill_dups(c, res);
+		return;
+	}
+	ElemKind e = t.elem;
+	int eb = elem_bytes(e), vec = cg_reg_vec(l, eb);
+	int64_t need = type_numel(t) * eb;
+	if (op->smem_bytes < need)
+		die("codegen: xorperm %%%d has %d bytes of scratch, needs %lld", res, op->smem_bytes, (long long)need);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
+	write_tile(c, op->smem_offset, src, e, 0);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
+	CgLin at = cg_smem_lin(c, src);
+	LLVMTypeRef mt = cg_mem_type(c, e), vt = vec > 1 ? LLVMVectorType(mt, (unsigned)vec) : mt;
+	uint32_t low = m & (uint32_t)(vec - 1);
+	for (uint32_t r = 0; r < 1u << l->nreg; r += (uint32_t)vec) {
+		if (r & zm)
+			continue;
+		uint32_t add;
+		LLVMValueRef byte = cg_lin_at_index(c, &at, cg_reg_index(l, r) ^ (m & ~low), &add);
+		LLVMValueRef x = LLVMBuildLoad2(c->b, vt, cg_smem_ptr(c, op->smem_offset + (int32_t)add, byte), "");
+		LLVMSetAlignment(x, (unsigned)(vec * eb));
+		for (uint32_t j = 0; j < (uint32_t)vec; j++)
+			out[r + j] = cg_from_mem(c, vec > 1 ? LLVMBuildExtractElement(c->b, x, cg_i32c(c, j ^ low), "") : x, e);
+	}
+	cg_fill_dups(c, res);
 }

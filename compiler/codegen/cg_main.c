@@ -351,7 +351,12 @@ CgLin cg_lin_columns(Cg *c, const Layout *l, CgLinFn f, int a0, int a1)
 
 LLVMValueRef cg_lin_at(Cg *c, const CgLin *m, uint32_t r, uint32_t *add)
 {
-	uint32_t fk = folded(m->f(c, cg_i32c(c, cg_reg_index(m->l, r)), m->a0, m->a1));
+	return cg_lin_at_index(c, m, cg_reg_index(m->l, r), add);
+}
+
+LLVMValueRef cg_lin_at_index(Cg *c, const CgLin *m, uint32_t k, uint32_t *add)
+{
+	uint32_t fk = folded(m->f(c, cg_i32c(c, k), m->a0, m->a1));
 	*add = fk & ~m->tmask;
 	fk &= m->tmask;
 	return fk ? LLVMBuildXor(c->b, m->fti, cg_i32c(c, fk), "") : m->fti;
@@ -950,6 +955,7 @@ static void emit_op(Cg *c, Op *op)
 	case OP_PERMUTE: cg_rename(c, op); break;
 	case OP_JOIN: cg_join(c, op); break;
 	case OP_SPLIT: cg_split(c, op); break;
+	case OP_XORPERM: cg_xorperm(c, op); break;
 	case OP_LOAD: cg_load(c, op); break;
 	case OP_STORE: cg_store(c, op); break;
 	case OP_ATOMIC:

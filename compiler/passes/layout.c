@@ -290,6 +290,7 @@ static int want(LayoutPass *p, Op *op, int i, int R)
 	Layout l;
 	switch (op->code) {
 	case OP_CUMSUM:
+	case OP_XORPERM:
 		return R;
 	case OP_DOT:
 		return dot_operand(p, op, i, R);
@@ -360,7 +361,7 @@ static int implied(LayoutPass *p, Op *op)
 		l = layout_join(&f->layouts[s]);
 	else if (op->code == OP_SPLIT && s >= 0 && layout_split_reg(&f->layouts[s]) >= 0)
 		l = layout_split(&f->layouts[s]);
-	else if (op->code == OP_CUMSUM)
+	else if (op->code == OP_CUMSUM || op->code == OP_XORPERM)
 		return s;
 	else if (op_has(op->code, F_ELTWISE)) {
 		for (int i = 0; i < op->nopnds; i++)

@@ -29,7 +29,7 @@ static bool hoistable(Func *f, const Op *op)
 {
 	if (op->nblocks || op->nres != 1 || !op_has(op->code, F_PURE) || op->code == OP_LOAD ||
 	    op->code == OP_LOCAL_LOAD || op->code == OP_DOT || op->code == OP_CONVERT_LAYOUT ||
-	    op_has(op->code, F_REDUCE) || op->code == OP_CUMSUM)
+	    op_has(op->code, F_REDUCE) || op->code == OP_CUMSUM || op->code == OP_XORPERM)
 		return false;
 	if ((op->code == OP_DIV || op->code == OP_REM) && elem_is_int(vtype(f, op->res[0]).elem))
 		return false;

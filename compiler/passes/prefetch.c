@@ -58,6 +58,7 @@ static bool is_body_arg(Func *f, ValId v, Block *body)
 static bool recomputable(const Op *op)
 {
 	return op_has(op->code, F_PURE) && !op_has(op->code, F_REDUCE) && op->code != OP_CUMSUM &&
+	       op->code != OP_XORPERM &&
 	       op->code != OP_LOAD &&
 	       op->code != OP_DOT && op->nblocks == 0 && op->nres == 1;
 }

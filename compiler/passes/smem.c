@@ -73,6 +73,8 @@ static int warps_in_axis(const Layout *l, int axis)
  * packs the values and then the indices.  REDUCE: the same with a slot
  * of its k operands' elements, each widened to at least 4 bytes.  DOT:
  * none, its operands arrive through converts.
+ * XORPERM: none where the mask's bits are register and lane columns (codegen
+ * renames registers and shuffles), else the whole tile, as for a convert.
  * An atomic whose old values are used: for a scalar, one element (thread
  * 0 does it and hands it on); for a tile whose layout holds copies of
  * elements in several lanes or warps, the whole tile (the owners hand
@@ -100,6 +102,16 @@ static int64_t scratch_bytes(Func *f, Op *op)
 		for (int i = 0; i < op->nopnds; i++)
 			n += (type_numel(vtype(f, op->opnds[i])) * elem_bytes(vtype(f, op->opnds[i]).elem) + 7) & ~7;
 		return n;
+	}
+	if (op->code == OP_XORPERM) {
+		Type t = vtype(f, op->res[0]);
+		Value *src = val(f, op->opnds[0]);
+		uint32_t reg, lane, warp;
+		if (src->layout >= 0 &&
+		    layout_xor_split(&f->layouts[src->layout], xorperm_bits(t, (int)op->iattr[0], op->iattr[1]), &reg,
+				     &lane, &warp) && !warp)
+			return 0;
+		return type_numel(t) * elem_bytes(t.elem);
 	}
 	if (ir_is_atomic(op->code)) {
 		Value *r = val(f, op->res[0]);

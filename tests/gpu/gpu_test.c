@@ -206,7 +206,7 @@ typedef struct Launch {
 	const char *file;     /* in the examples directory */
 	const char *src;      /* the source itself (file only names it), or NULL */
 	const char *kernel;
-	tilec_define defs[4];
+	tilec_define defs[8];
 	int ndefs;
 	int num_warps;        /* 0: the kernel's own */
 	int num_stages;       /* 0: the kernel's own */
@@ -311,7 +311,7 @@ static bool run_interp(Case *c, const Launch *l, void **results)
 		fail(c, "cannot read %s/%s", examples_dir, l->file);
 		return false;
 	}
-	Define defs[4];
+	Define defs[8];
 	for (int i = 0; i < l->ndefs; i++)
 		defs[i] = (Define){.name = l->defs[i].name, .value = l->defs[i].value};
 	Compilation *comp = compilation_new(l->file, src, strlen(src));
@@ -994,6 +994,146 @@ static void case_scan(int rows, int cols, int axis, int rev, int warps)
 	finish(&c, ir[0] != NULL && gpu);
 	free_results(ir, 5);
 	free(x), free(o), free(oi), free(op), free(os);
+}
+
+/*
+ * flip, sort (up; and down of a (value, index) tuple) and topk of
+ * (value, index) along one axis of an R x C tile.  The values repeat (steps
+ * of 1/16) and hold NaNs, -0 and +0: a sort must give numbers in order with
+ * the NaNs last (first, down) and the same bits as its input, and every
+ * index must name an element with its value's bits; topk's values are the
+ * K largest, largest first.  And xor_sum of the values times 16 as i32.
+ * The interpreter runs the same network, so the two agree bit for bit.
+ */
+static const char *sort_src =
+	"kernel sorts(o: *f32, f: *f32, d: *f32, di: *i32, t: *f32, ti: *i32, xs: *i32, x: *f32, R: const i32 = 1,\n"
+	"             C: const i32 = 1024, AXIS: const i32 = 1, K: const i32 = 8, TR: const i32 = 1,\n"
+	"             TC: const i32 = 8) {\n"
+	"    let at = arange(0, R)[:, None] * C + arange(0, C)[None, :];\n"
+	"    let v = load(x + at);\n"
+	"    store(o + at, sort(v, AXIS));\n"
+	"    store(f + at, flip(v, dim = AXIS));\n"
+	"    let idx = where(AXIS == 1, arange(0, C)[None, :], arange(0, R)[:, None]);\n"
+	"    let dv, dj = sort((v, idx), AXIS, descending = true);\n"
+	"    store(d + at, dv);\n"
+	"    store(di + at, dj);\n"
+	"    let tv, tj = topk((v, idx), K, dim = AXIS);\n"
+	"    let tat = arange(0, TR)[:, None] * TC + arange(0, TC)[None, :];\n"
+	"    store(t + tat, tv);\n"
+	"    store(ti + tat, tj);\n"
+	"    store(xs + arange(0, TR * TC / K), xor_sum(cast(where(v == v, v * 16.0, 0.0), i32), AXIS));\n"
+	"}\n";
+
+static uint32_t f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* sort's order: numbers by value, NaN after them */
+static int sort_cmp(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	if (isnan(x) || isnan(y))
+		return isnan(x) - isnan(y);
+	return (x > y) - (x < y);
+}
+
+static int bits_cmp(const void *a, const void *b)
+{
+	uint32_t x = f32_bits(*(const float *)a), y = f32_bits(*(const float *)b);
+	return (x > y) - (x < y);
+}
+
+static bool same_value(float a, float b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+static void case_sort(int rows, int cols, int axis, int k, int warps)
+{
+	if (!want("sort"))
+		return;
+	Case c;
+	start(&c, "sort %dx%d axis=%d k=%d warps=%d", rows, cols, axis, k, warps);
+	size_t n = (size_t)rows * cols;
+	int len = axis ? cols : rows, lines = axis ? rows : cols, tr = axis ? rows : k, tc = axis ? k : cols;
+	size_t nk = (size_t)tr * tc;
+	float *x = xmalloc(4 * n), *o = xmalloc(4 * n), *f = xmalloc(4 * n), *d = xmalloc(4 * n), *t = xmalloc(4 * nk);
+	int32_t *di = xmalloc(4 * n), *ti = xmalloc(4 * nk), *xs = xmalloc(4 * (size_t)lines);
+	for (size_t i = 0; i < n; i++) {
+		double u = uniform(0, 1);
+		x[i] = u < 0.02 ? NAN : u < 0.04 ? -0.0f : u < 0.06 ? 0.0f : (float)floor(uniform(-64, 64)) / 16;
+	}
+	Buf bufs[] = {{o, 4 * n, OUT}, {f, 4 * n, OUT},   {d, 4 * n, OUT}, {di, 4 * n, OUT},
+	              {t, 4 * nk, OUT}, {ti, 4 * nk, OUT}, {xs, 4 * (size_t)lines, OUT}, {x, 4 * n, IN}};
+	Launch l = {.file = "sort.tile", .src = sort_src, .kernel = "sorts",
+	            .defs = {{"R", rows}, {"C", cols}, {"AXIS", axis}, {"K", k}, {"TR", tr}, {"TC", tc}}, .ndefs = 6,
+	            .num_warps = warps, .grid = 1,
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6), ABUF(7)}, .nargs = 8,
+	            .bufs = bufs, .nbufs = 8};
+	void *ir[8] = {NULL};
+	if (run_both(&c, &l, true, ir)) {
+		float *in = xmalloc(4 * (size_t)len), *want_ = xmalloc(4 * (size_t)len), *got = xmalloc(4 * (size_t)len);
+		for (int a = 0; a < lines && !c.failed; a++) {
+			size_t at[4096];
+			for (int j = 0; j < len; j++)
+				at[j] = axis ? (size_t)a * cols + j : (size_t)j * cols + a;
+			for (int j = 0; j < len; j++) {
+				in[j] = want_[j] = x[at[j]];
+				if (f32_bits(f[at[j]]) != f32_bits(x[at[len - 1 - j]]))
+					fail(&c, "flip at %zu: %g, want %g", at[j], (double)f[at[j]], (double)x[at[len - 1 - j]]);
+			}
+			qsort(want_, (size_t)len, 4, sort_cmp);
+			for (int j = 0; j < len && !c.failed; j++) {
+				if (!same_value(o[at[j]], want_[j]))
+					fail(&c, "sort at %zu: %g, want %g", at[j], (double)o[at[j]], (double)want_[j]);
+				if (!same_value(d[at[j]], want_[len - 1 - j]))
+					fail(&c, "sort descending at %zu: %g, want %g", at[j], (double)d[at[j]],
+					     (double)want_[len - 1 - j]);
+				int32_t s = di[at[j]];
+				if (s < 0 || s >= len || f32_bits(x[at[s]]) != f32_bits(d[at[j]]))
+					fail(&c, "sort descending's index at %zu: %d does not hold its value %g", at[j], s,
+					     (double)d[at[j]]);
+			}
+			/* the same multisets of bits: nothing lost or doubled */
+			qsort(in, (size_t)len, 4, bits_cmp);
+			for (int pass = 0; pass < 2 && !c.failed; pass++) {
+				for (int j = 0; j < len; j++)
+					got[j] = (pass ? d : o)[at[j]];
+				qsort(got, (size_t)len, 4, bits_cmp);
+				if (memcmp(got, in, 4 * (size_t)len) != 0)
+					fail(&c, "%s does not hold the input's elements", pass ? "sort descending" : "sort");
+			}
+			bool *seen = calloc((size_t)len, 1);
+			for (int j = 0; j < k && !c.failed; j++) {
+				size_t p = axis ? (size_t)a * k + j : (size_t)j * cols + a;
+				int32_t s = ti[p];
+				if (!same_value(t[p], want_[len - 1 - j]))
+					fail(&c, "topk at %zu: %g, want %g", p, (double)t[p], (double)want_[len - 1 - j]);
+				else if (s < 0 || s >= len || seen[s] || f32_bits(x[at[s]]) != f32_bits(t[p]))
+					fail(&c, "topk's index at %zu: %d does not hold its value %g (or repeats)", p, s, (double)t[p]);
+				else
+					seen[s] = true;
+			}
+			free(seen);
+			int32_t want_xor = 0;
+			for (int j = 0; j < len; j++)
+				want_xor ^= isnan(x[at[j]]) ? 0 : (int32_t)(x[at[j]] * 16.0f);
+			if (xs[a] != want_xor)
+				fail(&c, "xor_sum of line %d: %d, want %d", a, xs[a], want_xor);
+		}
+		free(in), free(want_), free(got);
+		if (ir[0] && (memcmp(ir[0], o, 4 * n) != 0 || memcmp(ir[1], f, 4 * n) != 0 ||
+		              memcmp(ir[2], d, 4 * n) != 0 || memcmp(ir[3], di, 4 * n) != 0 ||
+		              memcmp(ir[4], t, 4 * nk) != 0 || memcmp(ir[5], ti, 4 * nk) != 0 ||
+		              memcmp(ir[6], xs, 4 * (size_t)lines) != 0))
+			fail(&c, "the interpreter's sorts differ from the GPU's");
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 8);
+	free(x), free(o), free(f), free(d), free(t), free(di), free(ti), free(xs);
 }
 
 /*
@@ -2261,6 +2401,14 @@ static void run_all(void)
 	if (large)
 		case_random(1 << 22, 20261123);
 	case_scan(1, 1024, 1, 0, 4);
+	case_sort(1, 1024, 1, 8, 4);
+	case_sort(1, 32, 1, 4, 1);
+	case_sort(16, 64, 1, 16, 4);
+	case_sort(64, 32, 0, 4, 8);
+	case_sort(4, 256, 1, 256, 2);
+	case_sort(128, 8, 0, 1, 4);
+	case_sort(2, 4096, 1, 32, 8);
+	case_sort(512, 2, 0, 2, 4);
 	case_scan(1, 1024, 1, 1, 4);
 	case_scan(1, 4096, 1, 0, 8);
 	case_scan(1, 32, 1, 0, 1);
