@@ -1002,16 +1002,18 @@ static Rv flip(L *l, Node *call)
 	return t.shape[ax] == 1 ? x : (Rv){xorperm(l, x.v, ax, t.shape[ax] - 1), x.weak};
 }
 
-/* a comes before b in sort's order: a < b; for floats, every number before a NaN */
+/*
+ * a comes before b in sort's order: a < b; for floats, every number
+ * before a NaN: !(a >= b) (a < b, or either a NaN) where a == a (a is a
+ * number), two compares (setp.ltu and one that a's partner test shares).
+ */
 static Rv before(L *l, Loc loc, Rv a, Rv b)
 {
-	Rv lt = binary(l, loc, TK_LT, a, b);
 	if (!elem_is_float(ty(l, a.v).elem))
-		return lt;
-	/* a != a and b != b, which the partner's test shares (CSE) */
-	Rv nan_a = binary(l, loc, TK_NE, a, a), nan_b = binary(l, loc, TK_NE, b, b);
-	Rv num_a = {emit(l, OP_NOT, ty(l, nan_a.v), &nan_a.v, 1), false};
-	return binary(l, loc, TK_PIPE, lt, binary(l, loc, TK_AMP, nan_b, num_a));
+		return binary(l, loc, TK_LT, a, b);
+	Rv ge = binary(l, loc, TK_GE, a, b);
+	Rv ult = {emit(l, OP_NOT, ty(l, ge.v), &ge.v, 1), false};
+	return binary(l, loc, TK_AMP, ult, binary(l, loc, TK_EQ, a, a));
 }
 
 /* (b >> i ^ b >> j) & 1 == want, for the positions b along the axis (i1, broadcastable to the tile) */
@@ -1047,9 +1049,9 @@ static void merge(L *l, Loc loc, Rv *xs, int k, int ax, Rv pos, int top, int d, 
 	for (int j = top - 1; j >= 0; j--) {
 		Rv p = {xorperm(l, xs[0].v, ax, (int64_t)1 << j), false};
 		Rv first = bits_equal(l, loc, pos, j, d, desc);
-		ValId ops[3] = {broadcast_to(l, first.v, ty(l, xs[0].v)), before(l, loc, p, xs[0]).v,
-				before(l, loc, xs[0], p).v};
-		Rv take = {emit(l, OP_SELECT, type_with_elem(ty(l, xs[0].v), TY_I1), ops, 3), false};
+		/* first ? a : b as b ^ (first & (a ^ b)): predicate logic, where a select of i1 costs five */
+		Rv a = before(l, loc, p, xs[0]), b = before(l, loc, xs[0], p);
+		Rv take = binary(l, loc, TK_CARET, b, binary(l, loc, TK_AMP, first, binary(l, loc, TK_CARET, a, b)));
 		take_partner(l, xs, &p, k, ax, (int64_t)1 << j, take);
 	}
 }
@@ -1066,8 +1068,9 @@ static void merge(L *l, Loc loc, Rv *xs, int k, int ax, Rv pos, int top, int d, 
  * ... each position takes the larger of its tuple and the one D away
  * (the lower position's on equal keys), which leaves both blocks holding
  * the top k of the two (a bitonic sequence), and merges its block again.
- * At the end every block of k holds the same top k, and a max over the
- * blocks (of equal values) keeps one.
+ * At the end every block of k holds the same top k, and a reduce over
+ * the blocks whose combine keeps its first partial takes one, bit for bit
+ * (a max would make a NaN the GPU's canonical one).
  */
 static int sort_call(L *l, Node *call, bool topk, Rv *out)
 {
@@ -1136,22 +1139,34 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 		take_partner(l, xs, &p, k, ax, (int64_t)1 << s, take);
 		merge(l, call->loc, xs, k, ax, pos, kbits, s + 1 < bits ? s + 1 : -1, s + 1 == bits);
 	}
+	for (int i = 0; i < k; i++)
+		out[i] = xs[i];
+	if (kbits == bits)
+		return k;
+	/* [.., n / k, k, ..] and a reduce over the n / k equal blocks that keeps either partial (bits and all) */
+	ValId blocks[MAX_RESULTS];
+	Type rt[MAX_RESULTS], at[2 * MAX_RESULTS];
 	for (int i = 0; i < k; i++) {
-		ValId v = xs[i].v;
-		if (kbits < bits) { /* [.., n / k, k, ..] and the max over the n / k equal blocks */
-			Type t = ty(l, v), r = t;
-			memmove(r.shape + ax + 1, t.shape + ax, sizeof(int32_t) * (t.rank - ax));
-			r.rank++;
-			r.shape[ax] = n >> kbits;
-			r.shape[ax + 1] = 1 << kbits;
-			v = reshape_to(l, call->loc, v, r.rank, r.shape);
-			Type m = t;
-			m.shape[ax] = 1 << kbits;
-			v = emit(l, OP_RMAX, m, &v, 1);
-			l->f->vals[v].def->iattr[0] = ax;
-		}
-		out[i] = (Rv){v, false};
+		Type t = ty(l, xs[i].v), r = t;
+		memmove(r.shape + ax + 1, t.shape + ax, sizeof(int32_t) * (t.rank - ax));
+		r.rank++;
+		r.shape[ax] = n >> kbits;
+		r.shape[ax + 1] = 1 << kbits;
+		blocks[i] = reshape_to(l, call->loc, xs[i].v, r.rank, r.shape);
+		rt[i] = t;
+		rt[i].shape[ax] = 1 << kbits;
+		at[i] = at[k + i] = type_scalar(t.elem);
 	}
+	Block *body = ir_new_block(l->f, 2 * k, at);
+	ir_append(body, ir_new_op(l->f, OP_YIELD, body->args, k, NULL, 0, call->loc));
+	Op *op = ir_new_op(l->f, OP_REDUCE, blocks, k, rt, k, call->loc);
+	op->iattr[0] = ax;
+	op->blocks[0] = body;
+	op->nblocks = 1;
+	body->parent = op;
+	b_place(&l->b, op);
+	for (int i = 0; i < k; i++)
+		out[i] = (Rv){op->res[i], false};
 	return k;
 }
 
