@@ -1057,6 +1057,32 @@ static void merge(L *l, Loc loc, Rv *xs, int k, int ax, Rv pos, int top, int d, 
 }
 
 /*
+ * The values of `in`, a tile or a tuple (a, b, ...) of them (numbers; not
+ * i1 unless `bools`), into xs, and their broadcast shape: a tensor.
+ */
+static int tuple_inputs(L *l, Node *call, Node *in, bool bools, Rv *xs, Type *shape)
+{
+	Node **items = in->kind == ND_TUPLE ? in->args : &in;
+	int k = in->kind == ND_TUPLE ? in->nargs : 1;
+	if (k > MAX_RESULTS)
+		error_at(l->d, in->loc, "'%s' %s at most %d values, got %d", call->name, bools ? "combines" : "takes",
+			 MAX_RESULTS, k);
+	*shape = type_scalar(TY_I32);
+	for (int i = 0; i < k; i++) {
+		xs[i] = expr(l, items[i]);
+		Type t = ty(l, xs[i].v);
+		if (t.elem == TY_PTR || (t.elem == TY_I1 && !bools))
+			error_at(l->d, items[i]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
+		if (!broadcast_shape(*shape, t, shape))
+			error_at(l->d, items[i]->loc, "'%s': this %s does not broadcast with the inputs before it (shape %s)",
+				 call->name, tstr(l, t), shape_str(l, *shape));
+	}
+	if (shape->rank == 0)
+		error_at(l->d, in->loc, "'%s' needs a tensor, got %s", call->name, k > 1 ? "scalars" : "a scalar");
+	return k;
+}
+
+/*
  * sort(x, dim = last, descending = false), as Triton's tl.sort, and
  * topk(x, k, dim = last): the k largest along dim, largest first, as
  * tl.topk.  x may be a tuple (keys, values...), sorted by the keys; one
@@ -1076,24 +1102,9 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 {
 	static const char *const sn[] = {"x", "dim", "descending", NULL}, *const tn[] = {"x", "k", "dim", NULL};
 	Args a = args_of(l, call, topk ? tn : sn, topk ? 2 : 1);
-	Node *in = a.a[0];
-	Node **items = in->kind == ND_TUPLE ? in->args : &in;
-	int k = in->kind == ND_TUPLE ? in->nargs : 1;
-	if (k > MAX_RESULTS)
-		error_at(l->d, in->loc, "'%s' takes at most %d values, got %d", call->name, MAX_RESULTS, k);
 	Rv xs[MAX_RESULTS];
-	Type shape = type_scalar(TY_I32);
-	for (int i = 0; i < k; i++) {
-		xs[i] = expr(l, items[i]);
-		Type t = ty(l, xs[i].v);
-		if (t.elem == TY_PTR || t.elem == TY_I1)
-			error_at(l->d, items[i]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
-		if (!broadcast_shape(shape, t, &shape))
-			error_at(l->d, items[i]->loc, "'%s': this %s does not broadcast with the inputs before it (shape %s)",
-				 call->name, tstr(l, t), shape_str(l, shape));
-	}
-	if (shape.rank == 0)
-		error_at(l->d, in->loc, "'%s' needs a tensor, got %s", call->name, k > 1 ? "scalars" : "a scalar");
+	Type shape;
+	int k = tuple_inputs(l, call, a.a[0], false, xs, &shape);
 	Node *dn = a.a[topk ? 2 : 1];
 	int ax = dn ? axis_arg(l, dn, shape) : shape.rank - 1;
 	int32_t n = shape.shape[ax];
@@ -1615,25 +1626,12 @@ static int combine_call(L *l, Node *call, bool scan, Rv *out)
 	static const char *const rn[] = {"input", "axis", "combine_fn", NULL};
 	static const char *const sn[] = {"input", "axis", "combine_fn", "reverse", NULL};
 	Args a = args_of(l, call, scan ? sn : rn, 3);
-	Node *in = a.a[0];
-	Node **items = in->kind == ND_TUPLE ? in->args : &in;
-	int k = in->kind == ND_TUPLE ? in->nargs : 1;
-	if (k > MAX_RESULTS)
-		error_at(l->d, in->loc, "'%s' combines at most %d values, got %d", call->name, MAX_RESULTS, k);
+	Rv xs[MAX_RESULTS];
+	Type shape;
+	int k = tuple_inputs(l, call, a.a[0], true, xs, &shape);
 	ValId v[MAX_RESULTS];
-	Type shape = type_scalar(TY_I32);
-	for (int i = 0; i < k; i++) {
-		Rv x = expr(l, items[i]);
-		Type t = ty(l, x.v);
-		if (t.elem == TY_PTR)
-			error_at(l->d, items[i]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
-		if (!broadcast_shape(shape, t, &shape))
-			error_at(l->d, items[i]->loc, "'%s': this %s does not broadcast with the inputs before it (shape %s)",
-				 call->name, tstr(l, t), shape_str(l, shape));
-		v[i] = x.v;
-	}
-	if (shape.rank == 0)
-		error_at(l->d, in->loc, "'%s' needs a tensor, got %s", call->name, k > 1 ? "scalars" : "a scalar");
+	for (int i = 0; i < k; i++)
+		v[i] = xs[i].v;
 	int ax = axis_arg(l, a.a[1], shape);
 	int64_t rev = scan && a.a[3] ? const_arg(l, a.a[3], "reverse must be a compile-time constant", false) : 0;
 	Node *fnn = a.a[2];
@@ -1825,9 +1823,9 @@ static Rv call(L *l, Node *n)
 		return xor_sum(l, n);
 	if (!strcmp(f, "cumsum") || !strcmp(f, "cumprod"))
 		return cumsum(l, n, f[3] == 'p');
-	if (!strcmp(f, "reduce") || !strcmp(f, "associative_scan")) {
+	if (!strcmp(f, "reduce") || !strcmp(f, "associative_scan") || !strcmp(f, "sort") || !strcmp(f, "topk")) {
 		Rv r[MAX_RESULTS];
-		if (combine_call(l, n, f[0] == 'a', r) > 1)
+		if (values_of(l, n, r) > 1)
 			error_at(l->d, n->loc, "'%s' of a tuple gives one value per input; take them with "
 				 "'let a, b = %s(...);'", f, f);
 		return r[0];
@@ -1891,13 +1889,6 @@ static Rv call(L *l, Node *n)
 		return reshape(l, n);
 	if (!strcmp(f, "flip"))
 		return flip(l, n);
-	if (!strcmp(f, "sort") || !strcmp(f, "topk")) {
-		Rv r[MAX_RESULTS];
-		if (sort_call(l, n, f[0] == 't', r) > 1)
-			error_at(l->d, n->loc, "'%s' of a tuple gives one value per input; take them with "
-				 "'let a, b = %s(...);'", f, f);
-		return r[0];
-	}
 	if (!strcmp(f, "permute"))
 		return permute(l, n);
 	if (!strcmp(f, "join") || !strcmp(f, "interleave"))

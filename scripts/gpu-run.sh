@@ -22,7 +22,7 @@
 #              bench/attention.py, plain and causal, and
 #              bench/attention_backward.py (vs Triton and torch SDPA) and
 #              bench/layernorm_backward.py, bench/softmax_persistent.py and
-#              bench/rope.py (both forms), bench/dropout.py, bench/cumsum.py and bench/linear_scan.py (vs Triton
+#              bench/rope.py (both forms), bench/dropout.py, bench/cumsum.py, bench/linear_scan.py and bench/sort.py (vs Triton
 #              and torch; all into bench.log)
 # Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
 # bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
@@ -200,6 +200,7 @@ step bench 80 python3 bench/rope.py interleaved
 step bench 90 python3 bench/dropout.py
 step bench 60 python3 bench/cumsum.py
 step bench 60 python3 bench/linear_scan.py
+step bench 120 python3 bench/sort.py
 
 summary+=("GPU: $gpu")
 summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")
