@@ -683,6 +683,13 @@ static Rv reduce(L *l, Node *call, Opcode code)
 	return (Rv){r, false};
 }
 
+/* body as op's next region */
+static void add_region(Op *op, Block *body)
+{
+	op->blocks[op->nblocks++] = body;
+	body->parent = op;
+}
+
 /* A reduce (SCAN: scan) of tile x along ax whose region is the binary op `with` in x's type. */
 static ValId region_op(L *l, Loc loc, Opcode code, Opcode with, ValId x, int ax, bool rev)
 {
@@ -698,9 +705,7 @@ static ValId region_op(L *l, Loc loc, Opcode code, Opcode with, ValId x, int ax,
 	Op *op = ir_new_op(l->f, code, &x, 1, &rt, 1, loc);
 	op->iattr[0] = ax;
 	op->iattr[1] = rev;
-	op->blocks[0] = body;
-	op->nblocks = 1;
-	body->parent = op;
+	add_region(op, body);
 	b_place(&l->b, op);
 	return op->res[0];
 }
@@ -1026,11 +1031,11 @@ static Rv bits_equal(L *l, Loc loc, Rv pos, int i, int j, int want)
 	return binary(l, loc, TK_EQ, x, weak_int(l, want));
 }
 
-/* each of xs[0..k) where take is true from its partner (mask m), else its own */
-static void take_partner(L *l, Rv *xs, Rv *p, int k, int ax, int64_t m, Rv take)
+/* each of xs[0..k) where take is true from its partner (mask m; p: the keys' partners), else its own */
+static void take_partner(L *l, Rv *xs, Rv p, int k, int ax, int64_t m, Rv take)
 {
 	for (int i = 0; i < k; i++) {
-		Rv q = p && i == 0 ? *p : (Rv){xorperm(l, xs[i].v, ax, m), false};
+		Rv q = i == 0 ? p : (Rv){xorperm(l, xs[i].v, ax, m), false};
 		ValId ops[3] = {broadcast_to(l, take.v, ty(l, xs[i].v)), q.v, xs[i].v};
 		xs[i] = (Rv){emit(l, OP_SELECT, ty(l, xs[i].v), ops, 3), false};
 	}
@@ -1052,7 +1057,7 @@ static void merge(L *l, Loc loc, Rv *xs, int k, int ax, Rv pos, int top, int d, 
 		/* first ? a : b as b ^ (first & (a ^ b)): predicate logic, where a select of i1 costs five */
 		Rv a = before(l, loc, p, xs[0]), b = before(l, loc, xs[0], p);
 		Rv take = binary(l, loc, TK_CARET, b, binary(l, loc, TK_AMP, first, binary(l, loc, TK_CARET, a, b)));
-		take_partner(l, xs, &p, k, ax, (int64_t)1 << j, take);
+		take_partner(l, xs, p, k, ax, (int64_t)1 << j, take);
 	}
 }
 
@@ -1147,7 +1152,7 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 		Rv after = before(l, call->loc, p, xs[0]);
 		Rv tie = binary(l, call->loc, TK_AMP, (Rv){emit(l, OP_NOT, ty(l, after.v), &after.v, 1), false}, upper);
 		Rv take = binary(l, call->loc, TK_PIPE, before(l, call->loc, xs[0], p), tie);
-		take_partner(l, xs, &p, k, ax, (int64_t)1 << s, take);
+		take_partner(l, xs, p, k, ax, (int64_t)1 << s, take);
 		merge(l, call->loc, xs, k, ax, pos, kbits, s + 1 < bits ? s + 1 : -1, s + 1 == bits);
 	}
 	for (int i = 0; i < k; i++)
@@ -1172,9 +1177,7 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 	ir_append(body, ir_new_op(l->f, OP_YIELD, body->args, k, NULL, 0, call->loc));
 	Op *op = ir_new_op(l->f, OP_REDUCE, blocks, k, rt, k, call->loc);
 	op->iattr[0] = ax;
-	op->blocks[0] = body;
-	op->nblocks = 1;
-	body->parent = op;
+	add_region(op, body);
 	b_place(&l->b, op);
 	for (int i = 0; i < k; i++)
 		out[i] = (Rv){op->res[i], false};
@@ -1662,9 +1665,7 @@ static int combine_call(L *l, Node *call, bool scan, Rv *out)
 	Op *op = ir_new_op(l->f, scan ? OP_SCAN : OP_REDUCE, v, k, rt, k, call->loc);
 	op->iattr[0] = ax;
 	op->iattr[1] = rev != 0;
-	op->blocks[0] = body;
-	op->nblocks = 1;
-	body->parent = op;
+	add_region(op, body);
 
 	Builder saved = l->b;
 	l->b.at = body;
@@ -2237,9 +2238,7 @@ static void for_stmt(L *l, Node *n)
 	l->b.loc = n->loc;
 	Op *op = ir_new_op(l->f, OP_FOR, ops, 3 + nc, rtypes, nc, n->loc);
 	op->iattr[1] = stages;
-	op->blocks[0] = body;
-	op->nblocks = 1;
-	body->parent = op;
+	add_region(op, body);
 	ValId outer[64];
 	for (int i = 0; i < nc; i++) {
 		outer[i] = vars[i]->v;
@@ -2313,19 +2312,14 @@ static void while_stmt(L *l, Node *n)
 	Builder saved = l->b;
 	if (k != 1) {
 		test = ir_new_op(l->f, OP_IF, &c0, 1, rtypes, nc, n->loc);
-		for (int br = 0; br < 2; br++) {
-			test->blocks[br] = ir_new_block(l->f, 0, NULL);
-			test->blocks[br]->parent = test;
-		}
-		test->nblocks = 2;
+		for (int br = 0; br < 2; br++)
+			add_region(test, ir_new_block(l->f, 0, NULL));
 		l->b.at = test->blocks[0];
 		l->b.before = NULL;
 	}
 	Block *body = new_block(l, before, nc, 0, NULL);
 	Op *loop = ir_new_op(l->f, OP_DO_WHILE, before, nc, rtypes, nc, n->loc);
-	loop->blocks[0] = body;
-	loop->nblocks = 1;
-	body->parent = loop;
+	add_region(loop, body);
 	for (int i = 0; i < nc; i++)
 		vars[i]->v = body->args[i];
 	Builder outer = l->b;
@@ -2403,8 +2397,7 @@ static void if_stmt(L *l, Node *n)
 	Op *op = ir_new_op(l->f, OP_IF, &cond, 1, rtypes, nc, n->loc);
 	for (int br = 0; br < 2; br++) {
 		Block *blk = ir_new_block(l->f, 0, NULL);
-		blk->parent = op;
-		op->blocks[br] = blk;
+		add_region(op, blk);
 		Node *body = br == 0 ? n->body : n->else_;
 		if (body)
 			lower_into(l, blk, body);
@@ -2412,7 +2405,6 @@ static void if_stmt(L *l, Node *n)
 		for (int i = 0; i < nc; i++)
 			vars[i]->v = before[i];
 	}
-	op->nblocks = 2;
 	b_place(&l->b, op);
 	for (int i = 0; i < nc; i++) {
 		vars[i]->v = op->res[i];

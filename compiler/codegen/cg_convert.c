@@ -297,6 +297,8 @@ void cg_xorperm(Cg *c, Op *op)
 	uint32_t m = xorperm_bits(t, (int)op->iattr[0], op->iattr[1]), R, L, W;
 	if (!l || !layout_xor_split(l, m, &R, &L, &W))
 		die("codegen: xorperm %%%d's mask is not in its layout's columns", res);
+	if (cg_layout(c, res) != l && !layout_eq(cg_layout(c, res), l))
+		die("codegen: xorperm %%%d is not in its operand's layout", res);
 	uint32_t zm = cg_zeromask(l->reg, l->nreg);
 	LLVMValueRef *out = cg_new_regs(c, res);
 	if (!W) {

@@ -12,8 +12,9 @@
  * user wants) instead of through shared memory every iteration.
  *
  * Hoistable: a pure op with one result and no blocks, except loads (a
- * store in the loop may change what they read), local_loads and converts
- * (the GPU passes place them), dots and reductions (whose layouts and
+ * store in the loop may change what they read), local_loads, and the ops
+ * that take shared-memory scratch (F_SMEM: converts, which the GPU passes
+ * place, and dots, reductions, scans and xorperms, whose layouts and
  * pipelining the later passes choose by where they are), and integer
  * division and remainder: LLVM's sdiv by zero is undefined behaviour, and
  * hoisted out of a loop that runs no iteration it would run where the
@@ -28,8 +29,7 @@
 static bool hoistable(Func *f, const Op *op)
 {
 	if (op->nblocks || op->nres != 1 || !op_has(op->code, F_PURE) || op->code == OP_LOAD ||
-	    op->code == OP_LOCAL_LOAD || op->code == OP_DOT || op->code == OP_CONVERT_LAYOUT ||
-	    op_has(op->code, F_REDUCE) || op->code == OP_CUMSUM || op->code == OP_XORPERM)
+	    op->code == OP_LOCAL_LOAD || op_has(op->code, F_SMEM))
 		return false;
 	if ((op->code == OP_DIV || op->code == OP_REM) && elem_is_int(vtype(f, op->res[0]).elem))
 		return false;

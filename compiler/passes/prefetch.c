@@ -54,13 +54,11 @@ static bool is_body_arg(Func *f, ValId v, Block *body)
 	return !val(f, v)->def && val(f, v)->block == body;
 }
 
-/* Cheap to compute twice more: no memory, no reduction, no region. */
+/* Cheap to compute twice more: no memory, no region, nothing that takes shared-memory scratch (F_SMEM). */
 static bool recomputable(const Op *op)
 {
-	return op_has(op->code, F_PURE) && !op_has(op->code, F_REDUCE) && op->code != OP_CUMSUM &&
-	       op->code != OP_XORPERM &&
-	       op->code != OP_LOAD &&
-	       op->code != OP_DOT && op->nblocks == 0 && op->nres == 1;
+	return op_has(op->code, F_PURE) && !op_has(op->code, F_SMEM) && op->code != OP_LOAD && op->nblocks == 0 &&
+	       op->nres == 1;
 }
 
 /* Marks what v depends on inside the body; false if something is not recomputable. */
