@@ -512,8 +512,13 @@ static uint16_t f16_bits(double v)
 {
 	uint16_t s = signbit(v) ? 0x8000 : 0;
 	int e;
-	if (isnan(v))
-		return s | 0x7e00;
+	if (isnan(v)) {
+		/* the payload's top 10 bits, as f16_value put them (quiet where they are 0) */
+		uint64_t u;
+		memcpy(&u, &v, 8);
+		uint16_t m = (uint16_t)(u >> 42 & 0x3ff);
+		return s | 0x7c00 | (m ? m : 0x200);
+	}
 	if (isinf(v))
 		return s | 0x7c00;
 	if (v == 0)
@@ -530,11 +535,46 @@ static double f16_value(uint16_t h)
 	double v;
 	if (ex == 0)
 		v = ldexp(m, -24);
-	else if (ex == 31)
-		v = m ? NAN : INFINITY;
+	else if (ex == 31 && m) {
+		/* a NaN keeps its payload, in the top bits of the double's, as the hardware widens one */
+		uint64_t u = (uint64_t)(h & 0x8000) << 48 | 0x7ffULL << 52 | (uint64_t)m << 42;
+		memcpy(&v, &u, 8);
+		return v;
+	} else if (ex == 31)
+		v = INFINITY;
 	else
 		v = ldexp(m | 1024, ex - 25);
 	return h & 0x8000 ? -v : v;
+}
+
+/*
+ * f32 to double and back, where a NaN keeps its payload (in the double's
+ * top bits), signalling or not: the C conversions quiet a signalling NaN,
+ * which a load, a store or a bitcast on the GPU keeps.
+ */
+static double f32_value(uint32_t b)
+{
+	float f;
+	memcpy(&f, &b, 4);
+	if (f == f)
+		return f;
+	uint64_t u = (uint64_t)(b & 0x80000000u) << 32 | 0x7ffULL << 52 | (uint64_t)(b & 0x7fffff) << 29;
+	double d;
+	memcpy(&d, &u, 8);
+	return d;
+}
+
+static uint32_t f32_bits(double v)
+{
+	float f = (float)v;
+	uint32_t b;
+	memcpy(&b, &f, 4);
+	if (v == v)
+		return b;
+	uint64_t u;
+	memcpy(&u, &v, 8);
+	uint32_t m = (uint32_t)(u >> 29 & 0x7fffff);
+	return (uint32_t)(u >> 32 & 0x80000000u) | 0x7f800000u | (m ? m : 0x400000u);
 }
 
 static Elt mem_read(const unsigned char *p, int e)
@@ -548,8 +588,8 @@ static Elt mem_read(const unsigned char *p, int e)
 	case TY_I16: r.i = u.i16; break;
 	case TY_I32: r.i = u.i32; break;
 	case TY_F16: r.f = f16_value(u.u16); break;
-	case TY_BF16: u.u32 = (uint32_t)u.u16 << 16; r.f = u.f; break;
-	case TY_F32: r.f = u.f; break;
+	case TY_BF16: r.f = f32_value((uint32_t)u.u16 << 16); break;
+	case TY_F32: r.f = f32_value(u.u32); break;
 	case TY_F64: r.f = u.d; break;
 	default: r.i = u.i64; break;
 	}
@@ -565,8 +605,8 @@ static void mem_write(unsigned char *p, int e, Elt v)
 	case TY_I16: u.i16 = (int16_t)v.i; break;
 	case TY_I32: u.i32 = (int32_t)v.i; break;
 	case TY_F16: u.u16 = f16_bits(v.f); break;
-	case TY_BF16: u.f = (float)v.f; u.u16 = (uint16_t)(u.u32 >> 16); break;
-	case TY_F32: u.f = (float)v.f; break;
+	case TY_BF16: u.u32 = f32_bits(v.f); u.u16 = (uint16_t)(u.u32 >> 16); break;
+	case TY_F32: u.u32 = f32_bits(v.f); break;
 	case TY_F64: u.d = v.f; break;
 	default: u.i64 = v.i; break;
 	}
@@ -684,6 +724,14 @@ static void exec_eltwise(Interp *it, Op *op)
 	if (op->code == OP_CAST || op->code == OP_CONVERT_LAYOUT) {
 		for (int64_t i = 0; i < n; i++)
 			r->d[i] = convert(AT(a, i), e, re);
+		return;
+	}
+	if (op->code == OP_BITCAST) {
+		unsigned char b[8];
+		for (int64_t i = 0; i < n; i++) {
+			mem_write(b, e, AT(a, i));
+			r->d[i] = mem_read(b, re);
+		}
 		return;
 	}
 	if (op->nopnds == 1) {

@@ -222,6 +222,11 @@ static ValId cast_to(L *l, ValId v, ElemKind e)
 	return emit(l, OP_CAST, type_with_elem(t, e), &v, 1);
 }
 
+static ValId bitcast(L *l, ValId v, ElemKind e)
+{
+	return emit(l, OP_BITCAST, type_with_elem(ty(l, v), e), &v, 1);
+}
+
 /* numpy broadcasting of two shapes; false if they do not broadcast */
 static bool broadcast_shape(Type a, Type b, Type *out)
 {
@@ -1008,17 +1013,34 @@ static Rv flip(L *l, Node *call)
 }
 
 /*
- * a comes before b in sort's order: a < b; for floats, every number
- * before a NaN: !(a >= b) (a < b, or either a NaN) where a == a (a is a
- * number), two compares (setp.ltu and one that a's partner test shares).
+ * Float keys as integers of their width in the same order, so that each
+ * step of a sort compares once: the bits b, their magnitude bits flipped
+ * where the sign is set (b ^ (b >> w-1 & max), -0 now just below +0),
+ * then less the count of NaNs of one sign, which moves the negative NaNs
+ * from the bottom to the top beside the positive ones: every number below
+ * every NaN, as torch.sort has them.  A bijection; key_float undoes it.
  */
-static Rv before(L *l, Loc loc, Rv a, Rv b)
+static int64_t nan_count(ElemKind e)
 {
-	if (!elem_is_float(ty(l, a.v).elem))
-		return binary(l, loc, TK_LT, a, b);
-	Rv ge = binary(l, loc, TK_GE, a, b);
-	Rv ult = {emit(l, OP_NOT, ty(l, ge.v), &ge.v, 1), false};
-	return binary(l, loc, TK_AMP, ult, binary(l, loc, TK_EQ, a, a));
+	int mant = e == TY_F16 ? 10 : e == TY_BF16 ? 7 : e == TY_F32 ? 23 : 52;
+	return ((int64_t)1 << mant) - 1;
+}
+
+static Rv float_key(L *l, Loc loc, Rv x)
+{
+	ElemKind e = ty(l, x.v).elem, ie = elem_bits(e) == 16 ? TY_I16 : elem_bits(e) == 32 ? TY_I32 : TY_I64;
+	int w = elem_bits(e);
+	Rv b = {bitcast(l, x.v, ie), false};
+	Rv m = binary(l, loc, TK_AMP, binary(l, loc, TK_SHR, b, weak_int(l, w - 1)), weak_int(l, (int64_t)(UINT64_MAX >> (65 - w))));
+	return binary(l, loc, TK_MINUS, binary(l, loc, TK_CARET, b, m), weak_int(l, nan_count(e)));
+}
+
+static Rv key_float(L *l, Loc loc, Rv k, ElemKind e)
+{
+	int w = elem_bits(e);
+	Rv b = binary(l, loc, TK_PLUS, k, weak_int(l, nan_count(e)));
+	Rv m = binary(l, loc, TK_AMP, binary(l, loc, TK_SHR, b, weak_int(l, w - 1)), weak_int(l, (int64_t)(UINT64_MAX >> (65 - w))));
+	return (Rv){bitcast(l, binary(l, loc, TK_CARET, b, m).v, e), false};
 }
 
 /* (b >> i ^ b >> j) & 1 == want, for the positions b along the axis (i1, broadcastable to the tile) */
@@ -1042,21 +1064,26 @@ static void take_partner(L *l, Rv *xs, Rv p, int k, int ax, int64_t m, Rv take)
 }
 
 /*
- * Steps j = top - 1 .. 0 of a bitonic merge of the tuples xs (keys xs[0])
- * along ax: each position meets the one whose index differs in bit j and
- * keeps the key that comes first of the two where bit j of its index
+ * Steps j = top - 1 .. 0 of a bitonic merge of the tuples xs (integer
+ * keys xs[0]) along ax: each position meets the one whose index differs
+ * in bit j and keeps the smaller key of the two where bit j of its index
  * equals its block's direction (bit d of the index XOR desc; d < 0: desc
- * alone), else the other.  The two partners decide alike, so each step
- * moves whole tuples and loses none, NaN keys included.
+ * alone), else the larger.  Of a tuple with equal keys both partners
+ * keep their own, so each step moves whole tuples and loses none; keys
+ * alone may trade equal bits, which takes one compare instead of two.
  */
 static void merge(L *l, Loc loc, Rv *xs, int k, int ax, Rv pos, int top, int d, int desc)
 {
 	for (int j = top - 1; j >= 0; j--) {
 		Rv p = {xorperm(l, xs[0].v, ax, (int64_t)1 << j), false};
-		Rv first = bits_equal(l, loc, pos, j, d, desc);
-		/* first ? a : b as b ^ (first & (a ^ b)): predicate logic, where a select of i1 costs five */
-		Rv a = before(l, loc, p, xs[0]), b = before(l, loc, xs[0], p);
-		Rv take = binary(l, loc, TK_CARET, b, binary(l, loc, TK_AMP, first, binary(l, loc, TK_CARET, a, b)));
+		Rv first = bits_equal(l, loc, pos, j, d, desc), take;
+		if (k == 1)
+			take = binary(l, loc, TK_CARET, first, binary(l, loc, TK_GE, p, xs[0]));
+		else {
+			/* first ? a : b as b ^ (first & (a ^ b)): predicate logic, where a select of i1 costs five */
+			Rv a = binary(l, loc, TK_LT, p, xs[0]), b = binary(l, loc, TK_LT, xs[0], p);
+			take = binary(l, loc, TK_CARET, b, binary(l, loc, TK_AMP, first, binary(l, loc, TK_CARET, a, b)));
+		}
 		take_partner(l, xs, p, k, ax, (int64_t)1 << j, take);
 	}
 }
@@ -1100,8 +1127,8 @@ static int tuple_inputs(L *l, Node *call, Node *in, bool bools, Rv *xs, Type *sh
  * (the lower position's on equal keys), which leaves both blocks holding
  * the top k of the two (a bitonic sequence), and merges its block again.
  * At the end every block of k holds the same top k, and a reduce over
- * the blocks whose combine keeps its first partial takes one, bit for bit
- * (a max would make a NaN the GPU's canonical one).
+ * the blocks whose combine keeps its first partial takes one, bit for bit.
+ * Float keys travel through the network as float_key's integers.
  */
 static int sort_call(L *l, Node *call, bool topk, Rv *out)
 {
@@ -1128,6 +1155,9 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 	l->b.loc = call->loc;
 	for (int i = 0; i < k; i++)
 		xs[i] = (Rv){broadcast_to(l, xs[i].v, shape), false};
+	ElemKind ke = ty(l, xs[0].v).elem;
+	if (elem_is_float(ke))
+		xs[0] = float_key(l, call->loc, xs[0]);
 	/* the index along ax, shaped to broadcast against the tile */
 	int32_t len = n;
 	ValId pv = emit(l, OP_ARANGE, type_tensor(TY_I32, 1, &len), NULL, 0);
@@ -1148,17 +1178,22 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 		merge(l, call->loc, xs, k, ax, pos, s, s < bits ? s : -1, s == bits ? desc : 0);
 	for (int s = kbits; s < bits; s++) {
 		Rv p = {xorperm(l, xs[0].v, ax, (int64_t)1 << s), false};
-		Rv upper = bits_equal(l, call->loc, pos, s, -1, 1);
-		Rv after = before(l, call->loc, p, xs[0]);
-		Rv tie = binary(l, call->loc, TK_AMP, (Rv){emit(l, OP_NOT, ty(l, after.v), &after.v, 1), false}, upper);
-		Rv take = binary(l, call->loc, TK_PIPE, before(l, call->loc, xs[0], p), tie);
+		Rv take = binary(l, call->loc, TK_LT, xs[0], p);
+		if (k > 1) {
+			Rv tie = binary(l, call->loc, TK_EQ, xs[0], p);
+			take = binary(l, call->loc, TK_PIPE, take, binary(l, call->loc, TK_AMP, tie,
+						bits_equal(l, call->loc, pos, s, -1, 1)));
+		}
 		take_partner(l, xs, p, k, ax, (int64_t)1 << s, take);
 		merge(l, call->loc, xs, k, ax, pos, kbits, s + 1 < bits ? s + 1 : -1, s + 1 == bits);
 	}
-	for (int i = 0; i < k; i++)
-		out[i] = xs[i];
-	if (kbits == bits)
+	if (kbits == bits) {
+		for (int i = 0; i < k; i++)
+			out[i] = xs[i];
+		if (elem_is_float(ke))
+			out[0] = key_float(l, call->loc, xs[0], ke);
 		return k;
+	}
 	/* [.., n / k, k, ..] and a reduce over the n / k equal blocks that keeps either partial (bits and all) */
 	ValId blocks[MAX_RESULTS];
 	Type rt[MAX_RESULTS], at[2 * MAX_RESULTS];
@@ -1181,6 +1216,8 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 	b_place(&l->b, op);
 	for (int i = 0; i < k; i++)
 		out[i] = (Rv){op->res[i], false};
+	if (elem_is_float(ke))
+		out[0] = key_float(l, call->loc, out[0], ke);
 	return k;
 }
 
@@ -1865,14 +1902,19 @@ static Rv call(L *l, Node *n)
 		return q;
 	}
 	if (!strcmp(f, "cast")) {
-		static const char *const names[] = {"x", "type", NULL};
+		static const char *const names[] = {"x", "type", "bitcast", NULL};
 		Args a = args_of(l, n, names, 2);
 		Rv x = expr(l, a.a[0]);
-		ElemKind e = type_arg(l, n, a.a[1]);
-		if (ty(l, x.v).elem == TY_PTR)
+		ElemKind e = type_arg(l, n, a.a[1]), from = ty(l, x.v).elem;
+		if (from == TY_PTR)
 			error_at(l->d, a.a[0]->loc, "cannot cast a pointer");
 		l->b.loc = n->loc;
-		return (Rv){cast_to(l, x.v, e), false};
+		if (!a.a[2] || !const_arg(l, a.a[2], "bitcast must be a compile-time constant", false))
+			return (Rv){cast_to(l, x.v, e), false};
+		if (from == TY_I1 || e == TY_I1 || elem_bits(from) != elem_bits(e))
+			error_at(l->d, n->loc, "cannot bitcast %s to %s: a bitcast keeps the bits, so both need one width (%d and %d bits)",
+				 elem_name(from), elem_name(e), elem_bits(from), elem_bits(e));
+		return (Rv){from == e ? x.v : bitcast(l, x.v, e), false};
 	}
 	if (!strcmp(f, "cdiv")) {
 		static const char *const names[] = {"a", "b", NULL};

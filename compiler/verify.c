@@ -101,6 +101,11 @@ static const char *check_eltwise(Func *f, Op *op)
 	switch (op->code) {
 	case OP_CAST:
 		return NULL;
+	case OP_BITCAST:
+		if (e == TY_PTR || e == TY_I1 || r.elem == TY_PTR || r.elem == TY_I1 || elem_bits(e) != elem_bits(r.elem))
+			return arena_printf(f->arena, "bitcast from %s to %s: needs numbers of one width", elem_name(e),
+					    elem_name(r.elem));
+		return NULL;
 	case OP_CMP:
 		if (!type_eq(a, vtype(f, op->opnds[1])))
 			return "operand types differ";

@@ -132,6 +132,7 @@ static ValId identity(Func *f, Op *op)
 	case OP_MIN: return a == b ? a : 0;
 	case OP_SELECT: return op->opnds[1] == op->opnds[2] ? op->opnds[1] : 0;
 	case OP_CAST:
+	case OP_BITCAST:
 	case OP_BROADCAST:
 	case OP_RESHAPE: return type_eq(vtype(f, a), vtype(f, op->res[0])) ? a : 0;
 	case OP_JOIN: return rejoined(f, op);
@@ -174,10 +175,10 @@ static void replace_by_const(Func *f, Forward *w, Op *op, int64_t v)
 	ir_remove(op);
 }
 
-/* reshape(reshape(x)) reads x. */
-static bool reshape_twice(Func *f, Op *op)
+/* reshape(reshape(x)) and bitcast(bitcast(x)) read x. */
+static bool skip_inner(Func *f, Op *op)
 {
-	ValId s = op->code == OP_RESHAPE ? inner(f, op->opnds[0], OP_RESHAPE) : 0;
+	ValId s = op->code == OP_RESHAPE || op->code == OP_BITCAST ? inner(f, op->opnds[0], op->code) : 0;
 	if (!s)
 		return false;
 	op->opnds[0] = s;
@@ -209,7 +210,7 @@ static void canon_op(Func *f, Op *op, void *ctx)
 		return;
 	c->changed |= reorder(f, op);
 	c->changed |= reshape_splat(f, op);
-	c->changed |= reshape_twice(f, op);
+	c->changed |= skip_inner(f, op);
 	ValId x = identity(f, op);
 	if (x && f->vals[x].layout != f->vals[op->res[0]].layout)
 		x = 0; /* after the layout pass, the replacement must sit in the same layout */

@@ -234,6 +234,28 @@ static bool eval_cast(ElemKind from, ElemKind to, Const a, Const *r)
 	return true;
 }
 
+/* 32- and 64-bit bitcasts, not from or to a NaN (a constant might not keep its payload) */
+static bool eval_bitcast(ElemKind from, ElemKind to, Const a, Const *r)
+{
+	union { int32_t i32; int64_t i64; float f; double d; } u;
+	switch (from) {
+	case TY_I32: u.i32 = (int32_t)a.i; break;
+	case TY_I64: u.i64 = a.i; break;
+	case TY_F32: u.f = (float)a.f; break;
+	case TY_F64: u.d = a.f; break;
+	default: return false;
+	}
+	if (elem_is_float(from) && isnan(a.f))
+		return false;
+	switch (to) {
+	case TY_I32: r->i = u.i32; return true;
+	case TY_I64: r->i = u.i64; return true;
+	case TY_F32: r->f = u.f; return !isnan(r->f);
+	case TY_F64: r->f = u.d; return !isnan(r->f);
+	default: return false;
+	}
+}
+
 /* ---- rewriting ---- */
 
 static void materialize(Func *f, Forward *w, Op *op, Const c)
@@ -254,6 +276,8 @@ static bool eval_op(Func *f, Op *op, const Const *c, Const *r)
 	ElemKind out = vtype(f, op->res[0]).elem;
 	if (op->code == OP_CAST)
 		return eval_cast(in, out, c[0], r);
+	if (op->code == OP_BITCAST)
+		return eval_bitcast(in, out, c[0], r);
 	if (op->code == OP_CMP)
 		return eval_cmp((CmpPred)op->iattr[0], in, c[0], c[1], &r->i);
 	if (in != out)

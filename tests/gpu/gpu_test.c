@@ -1137,6 +1137,88 @@ static void case_sort(int rows, int cols, int axis, int k, int warps)
 }
 
 /*
+ * sort of f16 (up) and bf16 (down) rows, whose keys go through the network
+ * as i16: random bits, many of them NaNs of either sign with payloads, -0,
+ * +0 and infinities.  The order is total on the bits (-0 below +0, the
+ * NaNs after the numbers: positive, then negative, by payload), so the
+ * host sorts the same way and the outputs must match it exactly; and
+ * bitcast to i16 of both inputs, xored.
+ */
+static const char *sort16_src =
+	"kernel sort16(oh: *f16, ob: *bf16, ox: *i16, h: *f16, b: *bf16, R: const i32 = 4, C: const i32 = 256) {\n"
+	"    let at = arange(0, R)[:, None] * C + arange(0, C)[None, :];\n"
+	"    let x = load(h + at);\n"
+	"    let y = load(b + at);\n"
+	"    store(oh + at, sort(x, 1));\n"
+	"    store(ob + at, sort(y, 1, descending = true));\n"
+	"    store(ox + at, cast(x, i16, bitcast = true) ^ cast(y, i16, bitcast = true));\n"
+	"}\n";
+
+static int sort16_mant;
+
+/* sort's order on 16-bit float bits: as i16, magnitude flipped under a set sign, less the NaNs of one sign */
+static int16_t key16(uint16_t b)
+{
+	uint16_t k = b & 0x8000 ? b ^ 0x7fff : b;
+	return (int16_t)(uint16_t)(k - ((1u << sort16_mant) - 1));
+}
+
+static int key16_cmp(const void *a, const void *b)
+{
+	int16_t x = key16(*(const uint16_t *)a), y = key16(*(const uint16_t *)b);
+	return (x > y) - (x < y);
+}
+
+static void case_sort16(int rows, int cols, int warps)
+{
+	if (!want("sort16"))
+		return;
+	Case c;
+	start(&c, "sort16 %dx%d warps=%d", rows, cols, warps);
+	size_t n = (size_t)rows * cols;
+	uint16_t *h = xmalloc(2 * n), *b = xmalloc(2 * n), *oh = xmalloc(2 * n), *ob = xmalloc(2 * n), *ox = xmalloc(2 * n);
+	for (int t = 0; t < 2; t++) {
+		uint16_t *x = t ? b : h, nan = t ? 0x7f80 : 0x7c00, m = t ? 0x7f : 0x3ff;
+		for (size_t i = 0; i < n; i++) {
+			double u = uniform(0, 1);
+			uint16_t sign = uniform(0, 1) < 0.5 ? 0x8000 : 0, r = (uint16_t)uniform(0, 65536);
+			x[i] = u < 0.1 ? sign | nan | ((r & m) ? (r & m) : 1) : u < 0.15 ? sign : u < 0.18 ? sign | nan
+			       : u < 0.5 ? (uint16_t)(r & 0x80ff) : r;
+		}
+	}
+	Buf bufs[] = {{oh, 2 * n, OUT}, {ob, 2 * n, OUT}, {ox, 2 * n, OUT}, {h, 2 * n, IN}, {b, 2 * n, IN}};
+	Launch l = {.file = "sort16.tile", .src = sort16_src, .kernel = "sort16",
+	            .defs = {{"R", rows}, {"C", cols}}, .ndefs = 2, .num_warps = warps, .grid = 1,
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4)}, .nargs = 5, .bufs = bufs, .nbufs = 5};
+	void *ir[5] = {NULL};
+	if (run_both(&c, &l, true, ir)) {
+		uint16_t *want_ = xmalloc(2 * (size_t)cols);
+		for (int t = 0; t < 2; t++)
+			for (int r = 0; r < rows && !c.failed; r++) {
+				uint16_t *in = (t ? b : h) + (size_t)r * cols, *got = (t ? ob : oh) + (size_t)r * cols;
+				memcpy(want_, in, 2 * (size_t)cols);
+				sort16_mant = t ? 7 : 10;
+				qsort(want_, (size_t)cols, 2, key16_cmp);
+				for (int j = 0; j < cols && !c.failed; j++) {
+					uint16_t w = want_[t ? cols - 1 - j : j];
+					if (got[j] != w)
+						fail(&c, "%s sort of row %d at %d: %#06x, want %#06x", t ? "bf16 descending" : "f16", r, j,
+						     got[j], w);
+				}
+			}
+		for (size_t i = 0; i < n && !c.failed; i++)
+			if (ox[i] != (h[i] ^ b[i]))
+				fail(&c, "bitcast at %zu: %#06x, want %#06x", i, ox[i], h[i] ^ b[i]);
+		free(want_);
+		if (ir[0] && (memcmp(ir[0], oh, 2 * n) != 0 || memcmp(ir[1], ob, 2 * n) != 0 || memcmp(ir[2], ox, 2 * n) != 0))
+			fail(&c, "the interpreter's 16-bit sorts differ from the GPU's");
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 5);
+	free(h), free(b), free(oh), free(ob), free(ox);
+}
+
+/*
  * reduce and associative_scan with combine fns, on an R x C tile along
  * both axes: a sum (f32, within the sum of magnitudes' rounding), the first
  * index of the largest value (i32 operand beside the f32 one, exact), the
@@ -2409,6 +2491,10 @@ static void run_all(void)
 	case_sort(128, 8, 0, 1, 4);
 	case_sort(2, 4096, 1, 32, 8);
 	case_sort(512, 2, 0, 2, 4);
+	case_sort16(8, 256, 2);
+	case_sort16(2, 1024, 4);
+	case_sort16(64, 32, 1);
+	case_sort16(1, 2048, 8);
 	case_scan(1, 1024, 1, 1, 4);
 	case_scan(1, 4096, 1, 0, 8);
 	case_scan(1, 32, 1, 0, 1);

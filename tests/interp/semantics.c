@@ -7,7 +7,8 @@
  * first index; if/else in a loop and atomic_add's old value; the math
  * functions (libm's f32 ones, fma rounded once, floor and ceil folded
  * exactly, clamp); fn helpers; random numbers; the atomics; cumsum; while loops, a lock, float
- * atomic max/min and atomic_cas.  Runs at opt 0 and opt 1, which must agree.
+ * atomic max/min and atomic_cas; bitcasts and 16-bit float sorts.  Runs at
+ * opt 0 and opt 1, which must agree.
  */
 #include "run.h"
 
@@ -526,6 +527,56 @@ static void test_shapes(int opt, int32_t *o)
 		CHECKF(o[i] == want[i], "shapes (opt %d): element %d is %d, want %d", opt, i, o[i], want[i]);
 }
 
+/*
+ * bitcast keeps every bit, NaN payloads (signalling ones too) and -0
+ * included, both ways and for f16/bf16, as loads and stores do on the GPU;
+ * a constant folds.  sort of 16-bit floats (keys as i16 in the network):
+ * numbers in order, -0 below +0, NaNs after them, bits kept.
+ */
+static const char *bits =
+	"kernel bits(oi: *i32, of: *f32, oh: *i16, ohf: *f16, ob: *bf16, x: *f32, n: *i32, h: *f16, b: *bf16) {\n"
+	"    let i = arange(0, 8);\n"
+	"    store(oi + i, cast(load(x + i), i32, bitcast = true));\n"
+	"    store(oi + 8, cast(1.0, i32, bitcast = true));\n"
+	"    store(of + i, cast(load(n + i), f32, bitcast = true));\n"
+	"    store(oh + i, cast(load(h + i), i16, bitcast = true));\n"
+	"    store(ohf + i, cast(cast(load(b + i), i16, bitcast = true), f16, bitcast = true));\n"
+	"    store(ohf + 8 + i, sort(load(h + i)));\n"
+	"    store(ob + i, sort(load(b + i), descending = true));\n"
+	"}\n";
+
+static void test_bitcasts(int opt, int32_t *oi, uint16_t *oh)
+{
+	uint32_t xb[8] = {0x3f800000, 0x80000000, 0x7fc00123, 0xffc00001, 0x7f800000, 0xc0200000, 0xff800003, 0x00000001};
+	int32_t n[8] = {0x3f800000, (int32_t)0x80000000, 0x7fc00456, (int32_t)0xffc00002, 0x7f800001, -1, 7, 0x7f800000};
+	uint16_t h[8] = {0x3c00, 0x8000, 0x7e01, 0xfe00, 0x7c00, 0xc100, 0x0000, 0x3800};
+	uint16_t b[8] = {0x3f80, 0x8000, 0x7fc1, 0xffc0, 0x7f80, 0xc020, 0x0000, 0x3f00};
+	uint16_t hsorted[8] = {0xc100, 0x8000, 0x0000, 0x3800, 0x3c00, 0x7c00, 0x7e01, 0xfe00};
+	uint16_t bdown[8] = {0xffc0, 0x7fc1, 0x7f80, 0x3f80, 0x3f00, 0x0000, 0x8000, 0xc020};
+	float x[8], of[8];
+	int16_t ohi[8];
+	uint16_t ob[8];
+	memcpy(x, xb, sizeof x);
+	for (int i = 0; i < 8; i++)
+		oi[i] = REF_POISON_INT, of[i] = NAN, ohi[i] = -1, oh[i] = oh[8 + i] = ob[i] = 0xffff;
+	oi[8] = REF_POISON_INT;
+	KArg a[] = {kbuf(oi, 9 * 4), kbuf(of, sizeof of), kbuf(ohi, sizeof ohi), kbuf(oh, 16 * 2), kbuf(ob, sizeof ob),
+		    kbuf(x, sizeof x), kbuf(n, sizeof n), kbuf(h, sizeof h), kbuf(b, sizeof b)};
+	if (!CHECKF(run_text("bits.tile", bits, NULL, NULL, 0, opt, a, 9, 1, 1, 1) == 0, "bits: %s", run_error))
+		return;
+	for (int i = 0; i < 8; i++) {
+		uint32_t f;
+		memcpy(&f, &of[i], 4);
+		CHECKF((uint32_t)oi[i] == xb[i], "bitcast f32 to i32 (opt %d): %#x, want %#x", opt, (unsigned)oi[i], (unsigned)xb[i]);
+		CHECKF(f == (uint32_t)n[i], "bitcast i32 to f32 (opt %d): %#x, want %#x", opt, (unsigned)f, (unsigned)n[i]);
+		CHECKF((uint16_t)ohi[i] == h[i], "bitcast f16 to i16 (opt %d): %#x, want %#x", opt, (unsigned)(uint16_t)ohi[i], h[i]);
+		CHECKF(oh[i] == b[i], "bitcast bf16 to f16 (opt %d): %#x, want %#x", opt, oh[i], b[i]);
+		CHECKF(oh[8 + i] == hsorted[i], "sort f16 (opt %d) at %d: %#x, want %#x", opt, i, oh[8 + i], hsorted[i]);
+		CHECKF(ob[i] == bdown[i], "sort bf16 descending (opt %d) at %d: %#x, want %#x", opt, i, ob[i], bdown[i]);
+	}
+	CHECKF(oi[8] == 0x3f800000, "bitcast of the constant 1.0 (opt %d): %#x", opt, (unsigned)oi[8]);
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
@@ -538,6 +589,8 @@ int main(void)
 	int32_t olp[2][12];
 	float olf[2][32];
 	int32_t osh[2][108];
+	int32_t obi[2][9];
+	uint16_t obh[2][16];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
 		test_halfs(opt, oh[opt], ob[opt], of[opt]);
@@ -550,7 +603,10 @@ int main(void)
 		test_scans(opt, osc[opt], oscf[opt]);
 		test_loops(opt, olp[opt], olf[opt]);
 		test_shapes(opt, osh[opt]);
+		test_bitcasts(opt, obi[opt], obh[opt]);
 	}
+	check_same("bitcasts", obi[0], obi[1], sizeof obi[0]);
+	check_same("bitcasts f16", obh[0], obh[1], sizeof obh[0]);
 	check_same("shapes", osh[0], osh[1], sizeof osh[0]);
 	check_same("loops", olp[0], olp[1], sizeof olp[0]);
 	check_same("loops f32", olf[0], olf[1], sizeof olf[0]);
