@@ -664,6 +664,19 @@ static Type need_tensor(L *l, Node *n, Rv x, const char *fn)
 	return t;
 }
 
+/* The reduction `code` of tile v along ax. */
+static ValId reduce_of(L *l, Opcode code, ValId v, int ax)
+{
+	Type rt = ty(l, v);
+	memmove(rt.shape + ax, rt.shape + ax + 1, sizeof(int32_t) * (rt.rank - ax - 1));
+	rt.rank--;
+	if (code == OP_ARGMAX || code == OP_ARGMIN)
+		rt.elem = TY_I32;
+	ValId r = emit(l, code, rt, &v, 1);
+	l->f->vals[r].def->iattr[0] = ax;
+	return r;
+}
+
 static Rv reduce(L *l, Node *call, Opcode code)
 {
 	static const char *const names[] = {"x", "axis", NULL};
@@ -678,14 +691,7 @@ static Rv reduce(L *l, Node *call, Opcode code)
 		v = cast_to(l, v, TY_F32); /* sums of halves accumulate in f32 */
 	else if (code == OP_SUM && elem_bits(t.elem) < 32)
 		v = cast_to(l, v, TY_I32);
-	Type rt = ty(l, v);
-	memmove(rt.shape + ax, rt.shape + ax + 1, sizeof(int32_t) * (rt.rank - ax - 1));
-	rt.rank--;
-	if (code == OP_ARGMAX || code == OP_ARGMIN)
-		rt.elem = TY_I32;
-	ValId r = emit(l, code, rt, &v, 1);
-	l->f->vals[r].def->iattr[0] = ax;
-	return (Rv){r, false};
+	return (Rv){reduce_of(l, code, v, ax), false};
 }
 
 /* body as op's next region */
@@ -1115,6 +1121,40 @@ static int tuple_inputs(L *l, Node *call, Node *in, bool bools, Rv *xs, Type *sh
 }
 
 /*
+ * Tile x as [outer * a, b, c * inner], where outer is the product of the
+ * dims before ax, inner of those after, and a * b * c ax's length: a
+ * reshape, whatever x's rank, that splits ax in three.
+ */
+static ValId around_axis(L *l, Loc loc, ValId x, int ax, int32_t a, int32_t b, int32_t c)
+{
+	Type t = ty(l, x);
+	int32_t s[3] = {a, b, c};
+	for (int d = 0; d < t.rank; d++)
+		if (d != ax)
+			s[d < ax ? 0 : 2] *= t.shape[d];
+	return reshape_to(l, loc, x, 3, s);
+}
+
+/* The index along ax of a tile of shape t, shaped to broadcast against it. */
+static Rv axis_index(L *l, Type t, int ax)
+{
+	int32_t n = t.shape[ax];
+	ValId pv = emit(l, OP_ARANGE, type_tensor(TY_I32, 1, &n), NULL, 0);
+	l->f->vals[pv].def->iattr[1] = n;
+	for (int d = 0; d < t.rank; d++)
+		if (d != ax) {
+			Type u = ty(l, pv);
+			int at = d < ax ? 0 : u.rank;
+			memmove(u.shape + at + 1, u.shape + at, sizeof(int32_t) * (u.rank - at));
+			u.shape[at] = 1;
+			u.rank++;
+			pv = emit(l, OP_EXPAND_DIMS, u, &pv, 1);
+			l->f->vals[pv].def->iattr[0] = at;
+		}
+	return (Rv){pv, false};
+}
+
+/*
  * sort(x, dim = last, descending = false), as Triton's tl.sort, and
  * topk(x, k, dim = last): the k largest along dim, largest first, as
  * tl.topk.  x may be a tuple (keys, values...), sorted by the keys; one
@@ -1147,9 +1187,6 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 			error_at(l->d, a.a[1]->loc, "'topk' needs k a power of two from 1 to %d (the length of dim %d), got %lld",
 				 n, ax, (long long)kk);
 		kbits = ilog2((uint64_t)kk);
-		if (kk < n && shape.rank >= MAX_RANK)
-			error_at(l->d, call->loc, "'topk' of a rank-%d tile with k < %d is not supported (rank at most %d)",
-				 shape.rank, n, MAX_RANK - 1);
 	} else if (a.a[2])
 		desc = const_arg(l, a.a[2], "descending must be a compile-time constant", false) != 0;
 	l->b.loc = call->loc;
@@ -1158,24 +1195,32 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 	ElemKind ke = ty(l, xs[0].v).elem;
 	if (elem_is_float(ke))
 		xs[0] = float_key(l, call->loc, xs[0]);
-	/* the index along ax, shaped to broadcast against the tile */
-	int32_t len = n;
-	ValId pv = emit(l, OP_ARANGE, type_tensor(TY_I32, 1, &len), NULL, 0);
-	l->f->vals[pv].def->iattr[1] = n;
-	for (int d = 0; d < shape.rank; d++)
-		if (d != ax) {
-			Type u = ty(l, pv);
-			int at = d < ax ? 0 : u.rank;
-			memmove(u.shape + at + 1, u.shape + at, sizeof(int32_t) * (u.rank - at));
-			u.shape[at] = 1;
-			u.rank++;
-			pv = emit(l, OP_EXPAND_DIMS, u, &pv, 1);
-			l->f->vals[pv].def->iattr[0] = at;
-		}
-	Rv pos = {pv, false};
-	/* sort blocks of 2, 4, ..., 2^kbits; the last direction alternates by block for topk */
+	Rv pos = axis_index(l, shape, ax);
+	/*
+	 * Sort blocks of 2, 4, ..., 2^kbits.  For topk the last direction
+	 * alternates by block, or for a lone key by half: a lone key halves
+	 * the tile, each position of the lower half taking the larger of
+	 * itself and the one n / 2 above (a max of integers, exact; the top
+	 * 2^kbits of two blocks sorted opposite ways, in a bitonic order), and
+	 * merges its block again, by the new halves, until one block is left.
+	 * A layout puts the top bits of a position in registers where a
+	 * thread holds more than one vector, so the first levels move no data.
+	 */
+	bool halve = topk && k == 1;
 	for (int s = 1; s <= kbits; s++)
-		merge(l, call->loc, xs, k, ax, pos, s, s < bits ? s : -1, s == bits ? desc : 0);
+		merge(l, call->loc, xs, k, ax, pos, s, s == bits ? -1 : s == kbits && halve ? bits - 1 : s,
+		      s == bits ? desc : 0);
+	if (halve) {
+		for (int m = bits; m > kbits; m--) {
+			Type t = ty(l, xs[0].v);
+			ValId halves = around_axis(l, call->loc, xs[0].v, ax, 1, 2, 1 << (m - 1));
+			t.shape[ax] = 1 << (m - 1);
+			xs[0] = (Rv){reshape_to(l, call->loc, reduce_of(l, OP_RMAX, halves, 1), t.rank, t.shape), false};
+			merge(l, call->loc, xs, 1, ax, axis_index(l, t, ax), kbits, m - 1 > kbits ? m - 2 : -1, m - 1 == kbits);
+		}
+		out[0] = elem_is_float(ke) ? key_float(l, call->loc, xs[0], ke) : xs[0];
+		return 1;
+	}
 	for (int s = kbits; s < bits; s++) {
 		Rv p = {xorperm(l, xs[0].v, ax, (int64_t)1 << s), false};
 		Rv take = binary(l, call->loc, TK_LT, xs[0], p);
@@ -1194,28 +1239,27 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 			out[0] = key_float(l, call->loc, xs[0], ke);
 		return k;
 	}
-	/* [.., n / k, k, ..] and a reduce over the n / k equal blocks that keeps either partial (bits and all) */
+	/* [outer, n / k, k * inner] and a reduce over the n / k equal blocks that keeps either partial (bits and all) */
 	ValId blocks[MAX_RESULTS];
 	Type rt[MAX_RESULTS], at[2 * MAX_RESULTS];
 	for (int i = 0; i < k; i++) {
-		Type t = ty(l, xs[i].v), r = t;
-		memmove(r.shape + ax + 1, t.shape + ax, sizeof(int32_t) * (t.rank - ax));
-		r.rank++;
-		r.shape[ax] = n >> kbits;
-		r.shape[ax + 1] = 1 << kbits;
-		blocks[i] = reshape_to(l, call->loc, xs[i].v, r.rank, r.shape);
-		rt[i] = t;
-		rt[i].shape[ax] = 1 << kbits;
-		at[i] = at[k + i] = type_scalar(t.elem);
+		blocks[i] = around_axis(l, call->loc, xs[i].v, ax, 1, n >> kbits, 1 << kbits);
+		rt[i] = ty(l, blocks[i]);
+		rt[i].shape[1] = rt[i].shape[2];
+		rt[i].rank = 2;
+		at[i] = at[k + i] = type_scalar(rt[i].elem);
 	}
 	Block *body = ir_new_block(l->f, 2 * k, at);
 	ir_append(body, ir_new_op(l->f, OP_YIELD, body->args, k, NULL, 0, call->loc));
 	Op *op = ir_new_op(l->f, OP_REDUCE, blocks, k, rt, k, call->loc);
-	op->iattr[0] = ax;
+	op->iattr[0] = 1;
 	add_region(op, body);
 	b_place(&l->b, op);
-	for (int i = 0; i < k; i++)
-		out[i] = (Rv){op->res[i], false};
+	for (int i = 0; i < k; i++) {
+		Type t = ty(l, xs[i].v);
+		t.shape[ax] = 1 << kbits;
+		out[i] = (Rv){reshape_to(l, call->loc, op->res[i], t.rank, t.shape), false};
+	}
 	if (elem_is_float(ke))
 		out[0] = key_float(l, call->loc, out[0], ke);
 	return k;

@@ -1002,11 +1002,13 @@ static void case_scan(int rows, int cols, int axis, int rev, int warps)
  * of 1/16) and hold NaNs, -0 and +0: a sort must give numbers in order with
  * the NaNs last (first, down) and the same bits as its input, and every
  * index must name an element with its value's bits; topk's values are the
- * K largest, largest first.  And xor_sum of the values times 16 as i32.
+ * K largest, largest first, and those of topk of the values alone (which
+ * halves the tile at each level) the same bits.  And xor_sum of the values
+ * times 16 as i32.
  * The interpreter runs the same network, so the two agree bit for bit.
  */
 static const char *sort_src =
-	"kernel sorts(o: *f32, f: *f32, d: *f32, di: *i32, t: *f32, ti: *i32, xs: *i32, x: *f32, R: const i32 = 1,\n"
+	"kernel sorts(o: *f32, f: *f32, d: *f32, di: *i32, t: *f32, ti: *i32, tk: *f32, xs: *i32, x: *f32, R: const i32 = 1,\n"
 	"             C: const i32 = 1024, AXIS: const i32 = 1, K: const i32 = 8, TR: const i32 = 1,\n"
 	"             TC: const i32 = 8) {\n"
 	"    let at = arange(0, R)[:, None] * C + arange(0, C)[None, :];\n"
@@ -1021,6 +1023,7 @@ static const char *sort_src =
 	"    let tat = arange(0, TR)[:, None] * TC + arange(0, TC)[None, :];\n"
 	"    store(t + tat, tv);\n"
 	"    store(ti + tat, tj);\n"
+	"    store(tk + tat, topk(v, K, AXIS));\n"
 	"    store(xs + arange(0, TR * TC / K), xor_sum(cast(where(v == v, v * 16.0, 0.0), i32), AXIS));\n"
 	"}\n";
 
@@ -1060,20 +1063,22 @@ static void case_sort(int rows, int cols, int axis, int k, int warps)
 	size_t n = (size_t)rows * cols;
 	int len = axis ? cols : rows, lines = axis ? rows : cols, tr = axis ? rows : k, tc = axis ? k : cols;
 	size_t nk = (size_t)tr * tc;
-	float *x = xmalloc(4 * n), *o = xmalloc(4 * n), *f = xmalloc(4 * n), *d = xmalloc(4 * n), *t = xmalloc(4 * nk);
+	float *x = xmalloc(4 * n), *o = xmalloc(4 * n), *f = xmalloc(4 * n), *d = xmalloc(4 * n), *t = xmalloc(4 * nk),
+	      *tk = xmalloc(4 * nk);
 	int32_t *di = xmalloc(4 * n), *ti = xmalloc(4 * nk), *xs = xmalloc(4 * (size_t)lines);
 	for (size_t i = 0; i < n; i++) {
 		double u = uniform(0, 1);
 		x[i] = u < 0.02 ? NAN : u < 0.04 ? -0.0f : u < 0.06 ? 0.0f : (float)floor(uniform(-64, 64)) / 16;
 	}
 	Buf bufs[] = {{o, 4 * n, OUT}, {f, 4 * n, OUT},   {d, 4 * n, OUT}, {di, 4 * n, OUT},
-	              {t, 4 * nk, OUT}, {ti, 4 * nk, OUT}, {xs, 4 * (size_t)lines, OUT}, {x, 4 * n, IN}};
+	              {t, 4 * nk, OUT}, {ti, 4 * nk, OUT}, {tk, 4 * nk, OUT}, {xs, 4 * (size_t)lines, OUT},
+	              {x, 4 * n, IN}};
 	Launch l = {.file = "sort.tile", .src = sort_src, .kernel = "sorts",
 	            .defs = {{"R", rows}, {"C", cols}, {"AXIS", axis}, {"K", k}, {"TR", tr}, {"TC", tc}}, .ndefs = 6,
 	            .num_warps = warps, .grid = 1,
-	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6), ABUF(7)}, .nargs = 8,
-	            .bufs = bufs, .nbufs = 8};
-	void *ir[8] = {NULL};
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6), ABUF(7), ABUF(8)}, .nargs = 9,
+	            .bufs = bufs, .nbufs = 9};
+	void *ir[9] = {NULL};
 	if (run_both(&c, &l, true, ir)) {
 		float *in = xmalloc(4 * (size_t)len), *want_ = xmalloc(4 * (size_t)len), *got = xmalloc(4 * (size_t)len);
 		for (int a = 0; a < lines && !c.failed; a++) {
@@ -1118,6 +1123,11 @@ static void case_sort(int rows, int cols, int axis, int k, int warps)
 					seen[s] = true;
 			}
 			free(seen);
+			for (int j = 0; j < k && !c.failed; j++) {
+				size_t p = axis ? (size_t)a * k + j : (size_t)j * cols + a;
+				if (f32_bits(tk[p]) != f32_bits(t[p]))
+					fail(&c, "topk of the values alone at %zu: %#x, the tuples' %#x", p, f32_bits(tk[p]), f32_bits(t[p]));
+			}
 			int32_t want_xor = 0;
 			for (int j = 0; j < len; j++)
 				want_xor ^= isnan(x[at[j]]) ? 0 : (int32_t)(x[at[j]] * 16.0f);
@@ -1128,12 +1138,12 @@ static void case_sort(int rows, int cols, int axis, int k, int warps)
 		if (ir[0] && (memcmp(ir[0], o, 4 * n) != 0 || memcmp(ir[1], f, 4 * n) != 0 ||
 		              memcmp(ir[2], d, 4 * n) != 0 || memcmp(ir[3], di, 4 * n) != 0 ||
 		              memcmp(ir[4], t, 4 * nk) != 0 || memcmp(ir[5], ti, 4 * nk) != 0 ||
-		              memcmp(ir[6], xs, 4 * (size_t)lines) != 0))
+		              memcmp(ir[6], tk, 4 * nk) != 0 || memcmp(ir[7], xs, 4 * (size_t)lines) != 0))
 			fail(&c, "the interpreter's sorts differ from the GPU's");
 	}
 	finish(&c, ir[0] != NULL && gpu);
-	free_results(ir, 8);
-	free(x), free(o), free(f), free(d), free(t), free(di), free(ti), free(xs);
+	free_results(ir, 9);
+	free(x), free(o), free(f), free(d), free(t), free(tk), free(di), free(ti), free(xs);
 }
 
 /*
@@ -1142,16 +1152,26 @@ static void case_sort(int rows, int cols, int axis, int k, int warps)
  * +0 and infinities.  The order is total on the bits (-0 below +0, the
  * NaNs after the numbers: positive, then negative, by payload), so the
  * host sorts the same way and the outputs must match it exactly; and
- * bitcast to i16 of both inputs, xored.
+ * bitcast to i16 of both inputs, xored; and the top 2 along the middle
+ * axis of the f16 rows as [R, C / 16, 16], of the values alone and with
+ * their indices.
  */
 static const char *sort16_src =
-	"kernel sort16(oh: *f16, ob: *bf16, ox: *i16, h: *f16, b: *bf16, R: const i32 = 4, C: const i32 = 256) {\n"
+	"kernel sort16(oh: *f16, ob: *bf16, ox: *i16, ot: *f16, oti: *i32, h: *f16, b: *bf16, R: const i32 = 4,\n"
+	"              C: const i32 = 256) {\n"
 	"    let at = arange(0, R)[:, None] * C + arange(0, C)[None, :];\n"
 	"    let x = load(h + at);\n"
 	"    let y = load(b + at);\n"
 	"    store(oh + at, sort(x, 1));\n"
 	"    store(ob + at, sort(y, 1, descending = true));\n"
 	"    store(ox + at, cast(x, i16, bitcast = true) ^ cast(y, i16, bitcast = true));\n"
+	"    let x3 = reshape(x, [R, C / 16, 16]);\n"
+	"    let j3 = reshape(arange(0, C)[None, :] + 0 * at, [R, C / 16, 16]);\n"
+	"    let tat = reshape(arange(0, R * 32), [R, 2, 16]);\n"
+	"    store(ot + tat, topk(x3, 2, 1));\n"
+	"    let tv, ti = topk((x3, j3), 2, 1);\n"
+	"    store(ot + R * 32 + tat, tv);\n"
+	"    store(oti + tat, ti);\n"
 	"}\n";
 
 static int sort16_mant;
@@ -1177,6 +1197,9 @@ static void case_sort16(int rows, int cols, int warps)
 	start(&c, "sort16 %dx%d warps=%d", rows, cols, warps);
 	size_t n = (size_t)rows * cols;
 	uint16_t *h = xmalloc(2 * n), *b = xmalloc(2 * n), *oh = xmalloc(2 * n), *ob = xmalloc(2 * n), *ox = xmalloc(2 * n);
+	size_t nt = (size_t)rows * 32;
+	uint16_t *ot = xmalloc(4 * nt);
+	int32_t *oti = xmalloc(4 * nt);
 	for (int t = 0; t < 2; t++) {
 		uint16_t *x = t ? b : h, nan = t ? 0x7f80 : 0x7c00, m = t ? 0x7f : 0x3ff;
 		for (size_t i = 0; i < n; i++) {
@@ -1186,11 +1209,13 @@ static void case_sort16(int rows, int cols, int warps)
 			       : u < 0.5 ? (uint16_t)(r & 0x80ff) : r;
 		}
 	}
-	Buf bufs[] = {{oh, 2 * n, OUT}, {ob, 2 * n, OUT}, {ox, 2 * n, OUT}, {h, 2 * n, IN}, {b, 2 * n, IN}};
+	Buf bufs[] = {{oh, 2 * n, OUT}, {ob, 2 * n, OUT}, {ox, 2 * n, OUT}, {ot, 4 * nt, OUT}, {oti, 4 * nt, OUT},
+	              {h, 2 * n, IN},   {b, 2 * n, IN}};
 	Launch l = {.file = "sort16.tile", .src = sort16_src, .kernel = "sort16",
 	            .defs = {{"R", rows}, {"C", cols}}, .ndefs = 2, .num_warps = warps, .grid = 1,
-	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4)}, .nargs = 5, .bufs = bufs, .nbufs = 5};
-	void *ir[5] = {NULL};
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6)}, .nargs = 7, .bufs = bufs,
+	            .nbufs = 7};
+	void *ir[7] = {NULL};
 	if (run_both(&c, &l, true, ir)) {
 		uint16_t *want_ = xmalloc(2 * (size_t)cols);
 		for (int t = 0; t < 2; t++)
@@ -1209,13 +1234,37 @@ static void case_sort16(int rows, int cols, int warps)
 		for (size_t i = 0; i < n && !c.failed; i++)
 			if (ox[i] != (h[i] ^ b[i]))
 				fail(&c, "bitcast at %zu: %#06x, want %#06x", i, ox[i], h[i] ^ b[i]);
+		/* top 2 of x[r, :, c] as [R, C / 16, 16]: the largest key, then the next (the other position) */
+		sort16_mant = 10;
+		for (int r = 0; r < rows && !c.failed; r++)
+			for (int q = 0; q < 16 && !c.failed; q++) {
+				int best[2] = {-1, -1};
+				for (int j = 0; j < cols / 16; j++) {
+					int at = r * cols + j * 16 + q;
+					if (best[0] < 0 || key16(h[at]) > key16(h[best[0]]))
+						best[1] = best[0], best[0] = at;
+					else if (best[1] < 0 || key16(h[at]) > key16(h[best[1]]))
+						best[1] = at;
+				}
+				for (int i = 0; i < 2; i++) {
+					size_t p = (size_t)r * 32 + (size_t)i * 16 + (size_t)q;
+					uint16_t w = h[best[i]];
+					if (ot[p] != w || ot[nt + p] != w)
+						fail(&c, "topk along axis 1 at %zu: %#06x (values alone), %#06x (with indices), want %#06x",
+						     p, ot[p], ot[nt + p], w);
+					else if (oti[p] < 0 || oti[p] >= cols || oti[p] % 16 != q || h[r * cols + oti[p]] != w ||
+					         (i == 1 && oti[p] == oti[p - 16]))
+						fail(&c, "topk's index at %zu: %d does not hold its value %#06x", p, oti[p], w);
+				}
+			}
 		free(want_);
-		if (ir[0] && (memcmp(ir[0], oh, 2 * n) != 0 || memcmp(ir[1], ob, 2 * n) != 0 || memcmp(ir[2], ox, 2 * n) != 0))
+		if (ir[0] && (memcmp(ir[0], oh, 2 * n) != 0 || memcmp(ir[1], ob, 2 * n) != 0 || memcmp(ir[2], ox, 2 * n) != 0 ||
+		              memcmp(ir[3], ot, 4 * nt) != 0 || memcmp(ir[4], oti, 4 * nt) != 0))
 			fail(&c, "the interpreter's 16-bit sorts differ from the GPU's");
 	}
 	finish(&c, ir[0] != NULL && gpu);
-	free_results(ir, 5);
-	free(h), free(b), free(oh), free(ob), free(ox);
+	free_results(ir, 7);
+	free(h), free(b), free(oh), free(ob), free(ox), free(ot), free(oti);
 }
 
 /*
