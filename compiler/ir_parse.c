@@ -361,7 +361,7 @@ static void head(Parser *p, OpText *o)
 		expect(p, "=");
 		o->iattr[0] = integer(p);
 	}
-	if (same_line(p) && (accept(p, "tf32") || accept(p, "ieee")))
+	if (same_line(p) && (accept(p, "tf32") || accept(p, "ieee") || accept(p, "wrap")))
 		o->iattr[0] = 1;
 	if (o->code == OP_PERMUTE && same_line(p) && accept(p, "dims")) {
 		expect(p, "=");

@@ -1022,14 +1022,25 @@ static Rv flip(L *l, Node *call)
  * Float keys as integers of their width in the same order, so that each
  * step of a sort compares once: the bits b, their magnitude bits flipped
  * where the sign is set (b ^ (b >> w-1 & max), -0 now just below +0),
- * then less the count of NaNs of one sign, which moves the negative NaNs
- * from the bottom to the top beside the positive ones: every number below
- * every NaN, as torch.sort has them.  A bijection; key_float undoes it.
+ * then less the count of NaNs of one sign, modulo 2^w (a `wrap` sub:
+ * the negative NaNs overflow), which moves the negative NaNs from the
+ * bottom to the top beside the positive ones: every number below every
+ * NaN, as torch.sort has them.  A bijection; key_float undoes it.
  */
 static int64_t nan_count(ElemKind e)
 {
 	int mant = e == TY_F16 ? 10 : e == TY_BF16 ? 7 : e == TY_F32 ? 23 : 52;
 	return ((int64_t)1 << mant) - 1;
+}
+
+/* x + y or x - y modulo 2^n: a `wrap` add, whose overflow is defined */
+static Rv wrapping(L *l, Loc loc, int op, Rv x, Rv y)
+{
+	Rv r = binary(l, loc, op, x, y);
+	Op *d = l->f->vals[r.v].def;
+	if (d && (d->code == OP_ADD || d->code == OP_SUB))
+		d->iattr[0] = 1;
+	return r;
 }
 
 static Rv float_key(L *l, Loc loc, Rv x)
@@ -1038,13 +1049,13 @@ static Rv float_key(L *l, Loc loc, Rv x)
 	int w = elem_bits(e);
 	Rv b = {bitcast(l, x.v, ie), false};
 	Rv m = binary(l, loc, TK_AMP, binary(l, loc, TK_SHR, b, weak_int(l, w - 1)), weak_int(l, (int64_t)(UINT64_MAX >> (65 - w))));
-	return binary(l, loc, TK_MINUS, binary(l, loc, TK_CARET, b, m), weak_int(l, nan_count(e)));
+	return wrapping(l, loc, TK_MINUS, binary(l, loc, TK_CARET, b, m), weak_int(l, nan_count(e)));
 }
 
 static Rv key_float(L *l, Loc loc, Rv k, ElemKind e)
 {
 	int w = elem_bits(e);
-	Rv b = binary(l, loc, TK_PLUS, k, weak_int(l, nan_count(e)));
+	Rv b = wrapping(l, loc, TK_PLUS, k, weak_int(l, nan_count(e)));
 	Rv m = binary(l, loc, TK_AMP, binary(l, loc, TK_SHR, b, weak_int(l, w - 1)), weak_int(l, (int64_t)(UINT64_MAX >> (65 - w))));
 	return (Rv){bitcast(l, binary(l, loc, TK_CARET, b, m).v, e), false};
 }

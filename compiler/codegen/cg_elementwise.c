@@ -346,6 +346,14 @@ static LLVMValueRef one_register(Cg *c, Op *op, int r)
 			return cg_from_f32(c, q, e);
 		}
 		break;
+	case OP_ADD:
+	case OP_SUB:
+		/* `wrap`: modulo 2^n, where a plain one's overflow is undefined (nsw) */
+		if (op->iattr[0] && elem_is_int(e) && e != TY_I1) {
+			LLVMValueRef b = c->regs[op->opnds[1]][r];
+			return op->code == OP_ADD ? LLVMBuildAdd(c->b, a, b, "") : LLVMBuildSub(c->b, a, b, "");
+		}
+		break;
 	default:
 		break;
 	}
