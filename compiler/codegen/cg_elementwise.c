@@ -206,7 +206,19 @@ LLVMValueRef cg_binary(Cg *c, Opcode code, ElemKind e, LLVMValueRef a, LLVMValue
 {
 	if (!elem_is_float(e))
 		return int_binary(c, code, a, b);
-	LLVMValueRef x = float_binary(c, code, cg_to_f32(c, a, e), cg_to_f32(c, b, e));
+	LLVMValueRef ab[2] = {cg_to_f32(c, a, e), cg_to_f32(c, b, e)}, x;
+	if ((code == OP_MAX || code == OP_MIN) && (e == TY_F16 || e == TY_BF16))
+		/*
+		 * max.NaN.f32 between conversions, as inline PTX, which LLVM
+		 * does not narrow to max.NaN.f16 as it does llvm.maximum:
+		 * ptxas (CUDA 13.0, -O3) fuses f16 ones into 3-input VHMNMX
+		 * and packed HMNMX2, and made a 512-element scan of them
+		 * wrong on the H100 (bench/scan_probe2.py, gpu_test scan16).
+		 */
+		x = cg_asm(c, nv_names[code == OP_MAX ? NV_ASM_MAX_NAN_F32 : NV_ASM_MIN_NAN_F32], "=f,f,f", c->f32, ab, 2,
+			   false);
+	else
+		x = float_binary(c, code, ab[0], ab[1]);
 	return cg_from_f32(c, x, e);
 }
 
