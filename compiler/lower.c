@@ -1234,12 +1234,11 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 	}
 	for (int s = kbits; s < bits; s++) {
 		Rv p = {xorperm(l, xs[0].v, ax, (int64_t)1 << s), false};
-		Rv take = binary(l, call->loc, TK_LT, xs[0], p);
-		if (k > 1) {
-			Rv tie = binary(l, call->loc, TK_EQ, xs[0], p);
-			take = binary(l, call->loc, TK_PIPE, take, binary(l, call->loc, TK_AMP, tie,
-						bits_equal(l, call->loc, pos, s, -1, 1)));
-		}
+		/* the larger tuple; of equal keys the lower position's */
+		Rv lt = binary(l, call->loc, TK_LT, xs[0], p);
+		Rv tie = binary(l, call->loc, TK_EQ, xs[0], p);
+		tie = binary(l, call->loc, TK_AMP, tie, bits_equal(l, call->loc, pos, s, -1, 1));
+		Rv take = binary(l, call->loc, TK_PIPE, lt, tie);
 		take_partner(l, xs, p, k, ax, (int64_t)1 << s, take);
 		merge(l, call->loc, xs, k, ax, pos, kbits, s + 1 < bits ? s + 1 : -1, s + 1 == bits);
 	}
