@@ -17,39 +17,22 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 
-SRCS = {
-    "cast+vo": """fn m1(a, b) { return maximum(a, b); }
-kernel p(vo: *f16, o0: *f16, x: *f32, x16: *f16, REV: const i32 = 1) {
+TEMPLATE = """fn m1(a, b) {{ return {combine}; }}
+kernel p(vo: *f16, o0: *f16, x: *f32, x16: *f16, REV: const i32 = 1) {{
     let offs = program_id(0) * 512 + arange(0, 512);
-    let v = cast(load(x + offs), f16);
-    store(vo + offs, v);
-    store(o0 + offs, associative_scan(v, 0, m1, REV));
-}""",
-    "cast": """fn m1(a, b) { return maximum(a, b); }
-kernel p(vo: *f16, o0: *f16, x: *f32, x16: *f16, REV: const i32 = 1) {
-    let offs = program_id(0) * 512 + arange(0, 512);
-    let v = cast(load(x + offs), f16);
-    store(o0 + offs, associative_scan(v, 0, m1, REV));
-}""",
-    "cast-where": """fn m1(a, b) { return where(a > b, a, b); }
-kernel p(vo: *f16, o0: *f16, x: *f32, x16: *f16, REV: const i32 = 1) {
-    let offs = program_id(0) * 512 + arange(0, 512);
-    let v = cast(load(x + offs), f16);
-    store(o0 + offs, associative_scan(v, 0, m1, REV));
-}""",
-    "load16": """fn m1(a, b) { return maximum(a, b); }
-kernel p(vo: *f16, o0: *f16, x: *f32, x16: *f16, REV: const i32 = 1) {
-    let offs = program_id(0) * 512 + arange(0, 512);
-    let v = load(x16 + offs);
-    store(o0 + offs, associative_scan(v, 0, m1, REV));
-}""",
-    "cast-cummax-f32": """fn m1(a, b) { return maximum(a, b); }
-kernel p(vo: *f16, o0: *f16, x: *f32, x16: *f16, REV: const i32 = 1) {
-    let offs = program_id(0) * 512 + arange(0, 512);
-    let v = cast(load(x + offs), f16);
-    store(o0 + offs, cast(associative_scan(cast(v, f32), 0, m1, REV), f16));
-}""",
+    let v = {v};
+    {store_v}store(o0 + offs, {scan});
+}}"""
+MAX, CAST, SCAN = "maximum(a, b)", "cast(load(x + offs), f16)", "associative_scan(v, 0, m1, REV)"
+VARIANTS = {  # name: (combine, v, also store v, the scan)
+    "cast+vo": (MAX, CAST, True, SCAN),
+    "cast": (MAX, CAST, False, SCAN),
+    "cast-where": ("where(a > b, a, b)", CAST, False, SCAN),
+    "load16": (MAX, "load(x16 + offs)", False, SCAN),
+    "cast-cummax-f32": (MAX, CAST, False, "cast(associative_scan(cast(v, f32), 0, m1, REV), f16)"),
 }
+SRCS = {name: TEMPLATE.format(combine=c, v=v, store_v="store(vo + offs, v);\n    " if sv else "", scan=sc)
+        for name, (c, v, sv, sc) in VARIANTS.items()}
 
 which = sys.argv[1:] or list(SRCS)
 for name in which:

@@ -664,12 +664,18 @@ static Type need_tensor(L *l, Node *n, Rv x, const char *fn)
 	return t;
 }
 
+/* t without axis ax: a reduction's result type */
+static Type drop_axis(Type t, int ax)
+{
+	memmove(t.shape + ax, t.shape + ax + 1, sizeof(int32_t) * (t.rank - ax - 1));
+	t.rank--;
+	return t;
+}
+
 /* The reduction `code` of tile v along ax. */
 static ValId reduce_of(L *l, Opcode code, ValId v, int ax)
 {
-	Type rt = ty(l, v);
-	memmove(rt.shape + ax, rt.shape + ax + 1, sizeof(int32_t) * (rt.rank - ax - 1));
-	rt.rank--;
+	Type rt = drop_axis(ty(l, v), ax);
 	if (code == OP_ARGMAX || code == OP_ARGMIN)
 		rt.elem = TY_I32;
 	ValId r = emit(l, code, rt, &v, 1);
@@ -704,11 +710,7 @@ static void add_region(Op *op, Block *body)
 /* A reduce (SCAN: scan) of tile x along ax whose region is the binary op `with` in x's type. */
 static ValId region_op(L *l, Loc loc, Opcode code, Opcode with, ValId x, int ax, bool rev)
 {
-	Type t = ty(l, x), st = type_scalar(t.elem), at[2] = {st, st}, rt = t;
-	if (code == OP_REDUCE) {
-		memmove(rt.shape + ax, rt.shape + ax + 1, sizeof(int32_t) * (rt.rank - ax - 1));
-		rt.rank--;
-	}
+	Type t = ty(l, x), st = type_scalar(t.elem), at[2] = {st, st}, rt = code == OP_REDUCE ? drop_axis(t, ax) : t;
 	Block *body = ir_new_block(l->f, 2, at);
 	Op *c = ir_new_op(l->f, with, body->args, 2, &st, 1, loc);
 	ir_append(body, c);
@@ -1043,21 +1045,25 @@ static Rv wrapping(L *l, Loc loc, int op, Rv x, Rv y)
 	return r;
 }
 
+/* b ^ (b >> w-1 & max): the magnitude bits of w-bit integers b flipped where the sign is set (its own inverse) */
+static Rv flip_magnitude(L *l, Loc loc, Rv b, int w)
+{
+	Rv sign = binary(l, loc, TK_SHR, b, weak_int(l, w - 1));
+	Rv m = binary(l, loc, TK_AMP, sign, weak_int(l, (int64_t)(UINT64_MAX >> (65 - w))));
+	return binary(l, loc, TK_CARET, b, m);
+}
+
 static Rv float_key(L *l, Loc loc, Rv x)
 {
 	ElemKind e = ty(l, x.v).elem, ie = elem_bits(e) == 16 ? TY_I16 : elem_bits(e) == 32 ? TY_I32 : TY_I64;
-	int w = elem_bits(e);
-	Rv b = {bitcast(l, x.v, ie), false};
-	Rv m = binary(l, loc, TK_AMP, binary(l, loc, TK_SHR, b, weak_int(l, w - 1)), weak_int(l, (int64_t)(UINT64_MAX >> (65 - w))));
-	return wrapping(l, loc, TK_MINUS, binary(l, loc, TK_CARET, b, m), weak_int(l, nan_count(e)));
+	Rv b = flip_magnitude(l, loc, (Rv){bitcast(l, x.v, ie), false}, elem_bits(e));
+	return wrapping(l, loc, TK_MINUS, b, weak_int(l, nan_count(e)));
 }
 
 static Rv key_float(L *l, Loc loc, Rv k, ElemKind e)
 {
-	int w = elem_bits(e);
 	Rv b = wrapping(l, loc, TK_PLUS, k, weak_int(l, nan_count(e)));
-	Rv m = binary(l, loc, TK_AMP, binary(l, loc, TK_SHR, b, weak_int(l, w - 1)), weak_int(l, (int64_t)(UINT64_MAX >> (65 - w))));
-	return (Rv){bitcast(l, binary(l, loc, TK_CARET, b, m).v, e), false};
+	return (Rv){bitcast(l, flip_magnitude(l, loc, b, elem_bits(e)).v, e), false};
 }
 
 /* (b >> i ^ b >> j) & 1 == want, for the positions b along the axis (i1, broadcastable to the tile) */
@@ -1166,6 +1172,34 @@ static Rv axis_index(L *l, Type t, int ax)
 }
 
 /*
+ * Of the tuples xs, each `nb` equal blocks along ax, one block, bit for
+ * bit: [outer, nb, rest] and a reduce over the blocks whose combine keeps
+ * its first partial.
+ */
+static void pick_block(L *l, Loc loc, Rv *xs, int k, int ax, int32_t nb)
+{
+	int32_t len = ty(l, xs[0].v).shape[ax];
+	ValId blocks[MAX_RESULTS];
+	Type rt[MAX_RESULTS], at[2 * MAX_RESULTS];
+	for (int i = 0; i < k; i++) {
+		blocks[i] = around_axis(l, loc, xs[i].v, ax, 1, nb, len / nb);
+		rt[i] = drop_axis(ty(l, blocks[i]), 1);
+		at[i] = at[k + i] = type_scalar(rt[i].elem);
+	}
+	Block *body = ir_new_block(l->f, 2 * k, at);
+	ir_append(body, ir_new_op(l->f, OP_YIELD, body->args, k, NULL, 0, loc));
+	Op *op = ir_new_op(l->f, OP_REDUCE, blocks, k, rt, k, loc);
+	op->iattr[0] = 1;
+	add_region(op, body);
+	b_place(&l->b, op);
+	for (int i = 0; i < k; i++) {
+		Type t = ty(l, xs[i].v);
+		t.shape[ax] = len / nb;
+		xs[i] = (Rv){reshape_to(l, loc, op->res[i], t.rank, t.shape), false};
+	}
+}
+
+/*
  * sort(x, dim = last, descending = false), as Triton's tl.sort, and
  * topk(x, k, dim = last): the k largest along dim, largest first, as
  * tl.topk.  x may be a tuple (keys, values...), sorted by the keys; one
@@ -1173,13 +1207,21 @@ static Rv axis_index(L *l, Type t, int ax)
  * steps: registers, shuffles, or shared memory across warps), the same
  * on the GPU and in the interpreter.
  *
- * topk sorts blocks of k, alternately up and down; then for D = k, 2k,
- * ... each position takes the larger of its tuple and the one D away
- * (the lower position's on equal keys), which leaves both blocks holding
- * the top k of the two (a bitonic sequence), and merges its block again.
- * At the end every block of k holds the same top k, and a reduce over
- * the blocks whose combine keeps its first partial takes one, bit for bit.
- * Float keys travel through the network as float_key's integers.
+ * Float keys travel through the network as float_key's integers.  Blocks
+ * of 2, 4, ..., 2^kbits are sorted first; for topk the last direction
+ * alternates, by block for tuples, by half for a lone key.
+ *
+ * A lone key then halves the tile: each position of the lower half takes
+ * the larger of itself and the one n / 2 above (a max of integers, exact;
+ * the top 2^kbits of two blocks sorted opposite ways, in a bitonic order)
+ * and merges its block again, by the new halves, until one block is left.
+ * A layout puts the top bits of a position in registers where a thread
+ * holds more than one vector, so the first levels move no data.
+ *
+ * Tuples keep their length: for D = k, 2k, ... each position takes the
+ * larger of its tuple and the one D away (the lower position's on equal
+ * keys), which leaves both blocks holding the top k of the two, and
+ * merges its block again; pick_block then takes one of the equal blocks.
  */
 static int sort_call(L *l, Node *call, bool topk, Rv *out)
 {
@@ -1207,32 +1249,18 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 	if (elem_is_float(ke))
 		xs[0] = float_key(l, call->loc, xs[0]);
 	Rv pos = axis_index(l, shape, ax);
-	/*
-	 * Sort blocks of 2, 4, ..., 2^kbits.  For topk the last direction
-	 * alternates by block, or for a lone key by half: a lone key halves
-	 * the tile, each position of the lower half taking the larger of
-	 * itself and the one n / 2 above (a max of integers, exact; the top
-	 * 2^kbits of two blocks sorted opposite ways, in a bitonic order), and
-	 * merges its block again, by the new halves, until one block is left.
-	 * A layout puts the top bits of a position in registers where a
-	 * thread holds more than one vector, so the first levels move no data.
-	 */
 	bool halve = topk && k == 1;
 	for (int s = 1; s <= kbits; s++)
 		merge(l, call->loc, xs, k, ax, pos, s, s == bits ? -1 : s == kbits && halve ? bits - 1 : s,
 		      s == bits ? desc : 0);
-	if (halve) {
-		for (int m = bits; m > kbits; m--) {
-			Type t = ty(l, xs[0].v);
-			ValId halves = around_axis(l, call->loc, xs[0].v, ax, 1, 2, 1 << (m - 1));
-			t.shape[ax] = 1 << (m - 1);
-			xs[0] = (Rv){reshape_to(l, call->loc, reduce_of(l, OP_RMAX, halves, 1), t.rank, t.shape), false};
-			merge(l, call->loc, xs, 1, ax, axis_index(l, t, ax), kbits, m - 1 > kbits ? m - 2 : -1, m - 1 == kbits);
-		}
-		out[0] = elem_is_float(ke) ? key_float(l, call->loc, xs[0], ke) : xs[0];
-		return 1;
+	for (int m = bits; halve && m > kbits; m--) {
+		Type t = ty(l, xs[0].v);
+		ValId halves = around_axis(l, call->loc, xs[0].v, ax, 1, 2, 1 << (m - 1));
+		t.shape[ax] = 1 << (m - 1);
+		xs[0] = (Rv){reshape_to(l, call->loc, reduce_of(l, OP_RMAX, halves, 1), t.rank, t.shape), false};
+		merge(l, call->loc, xs, 1, ax, axis_index(l, t, ax), kbits, m - 1 > kbits ? m - 2 : -1, m - 1 == kbits);
 	}
-	for (int s = kbits; s < bits; s++) {
+	for (int s = kbits; !halve && s < bits; s++) {
 		Rv p = {xorperm(l, xs[0].v, ax, (int64_t)1 << s), false};
 		/* the larger tuple; of equal keys the lower position's */
 		Rv lt = binary(l, call->loc, TK_LT, xs[0], p);
@@ -1242,34 +1270,10 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 		take_partner(l, xs, p, k, ax, (int64_t)1 << s, take);
 		merge(l, call->loc, xs, k, ax, pos, kbits, s + 1 < bits ? s + 1 : -1, s + 1 == bits);
 	}
-	if (kbits == bits) {
-		for (int i = 0; i < k; i++)
-			out[i] = xs[i];
-		if (elem_is_float(ke))
-			out[0] = key_float(l, call->loc, xs[0], ke);
-		return k;
-	}
-	/* [outer, n / k, k * inner] and a reduce over the n / k equal blocks that keeps either partial (bits and all) */
-	ValId blocks[MAX_RESULTS];
-	Type rt[MAX_RESULTS], at[2 * MAX_RESULTS];
-	for (int i = 0; i < k; i++) {
-		blocks[i] = around_axis(l, call->loc, xs[i].v, ax, 1, n >> kbits, 1 << kbits);
-		rt[i] = ty(l, blocks[i]);
-		rt[i].shape[1] = rt[i].shape[2];
-		rt[i].rank = 2;
-		at[i] = at[k + i] = type_scalar(rt[i].elem);
-	}
-	Block *body = ir_new_block(l->f, 2 * k, at);
-	ir_append(body, ir_new_op(l->f, OP_YIELD, body->args, k, NULL, 0, call->loc));
-	Op *op = ir_new_op(l->f, OP_REDUCE, blocks, k, rt, k, call->loc);
-	op->iattr[0] = 1;
-	add_region(op, body);
-	b_place(&l->b, op);
-	for (int i = 0; i < k; i++) {
-		Type t = ty(l, xs[i].v);
-		t.shape[ax] = 1 << kbits;
-		out[i] = (Rv){reshape_to(l, call->loc, op->res[i], t.rank, t.shape), false};
-	}
+	if (!halve && kbits < bits)
+		pick_block(l, call->loc, xs, k, ax, n >> kbits);
+	for (int i = 0; i < k; i++)
+		out[i] = xs[i];
 	if (elem_is_float(ke))
 		out[0] = key_float(l, call->loc, out[0], ke);
 	return k;
@@ -1746,11 +1750,7 @@ static int combine_call(L *l, Node *call, bool scan, Rv *out)
 	for (int i = 0; i < k; i++) {
 		v[i] = broadcast_to(l, v[i], shape);
 		at[i] = at[k + i] = type_scalar(ty(l, v[i]).elem);
-		rt[i] = type_with_elem(shape, at[i].elem);
-		if (!scan) {
-			memmove(rt[i].shape + ax, rt[i].shape + ax + 1, sizeof(int32_t) * (rt[i].rank - ax - 1));
-			rt[i].rank--;
-		}
+		rt[i] = type_with_elem(scan ? shape : drop_axis(shape, ax), at[i].elem);
 	}
 	Block *body = ir_new_block(l->f, 2 * k, at);
 	Op *op = ir_new_op(l->f, scan ? OP_SCAN : OP_REDUCE, v, k, rt, k, call->loc);
