@@ -968,6 +968,34 @@ static void exec_xorperm(Interp *it, Op *op)
 				r->d[(o * len + p) * inner + in] = a->d[(o * len + (p ^ m)) * inner + in];
 }
 
+/* gather: r[o, p, in] = src[o, idx[o, p, in], in] along the axis */
+static void exec_gather(Interp *it, Op *op)
+{
+	Tile *r = def(it, op->res[0], op->loc);
+	Tile *src = arg(it, op, 0, -1), *idx = arg(it, op, 1, r->n);
+	int64_t outer, inner, n = axis_split(it, op, src, &outer, &inner), len = r->type.shape[op->iattr[0]];
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t p = 0; p < len; p++)
+			for (int64_t in = 0; in < inner; in++) {
+				int64_t at = (o * len + p) * inner + in, k = AT(idx, at).i;
+				if (k < 0 || k >= n)
+					fail(it, op->loc, "gather index %lld is outside the axis's %lld elements", (long long)k,
+					     (long long)n);
+				r->d[at] = AT(src, (o * n + k) * inner + in);
+			}
+}
+
+static void exec_histogram(Interp *it, Op *op)
+{
+	Tile *r = def(it, op->res[0], op->loc);
+	Tile *a = arg(it, op, 0, -1);
+	for (int64_t i = 0; i < r->n; i++)
+		r->d[i].i = 0;
+	for (int64_t i = 0; i < a->n; i++)
+		if (a->d[i].i >= 0 && a->d[i].i < r->n)
+			r->d[a->d[i].i].i++;
+}
+
 /* it->scratch with room for n elements. */
 static Elt *scratch(Interp *it, int64_t n, Loc loc)
 {
@@ -1299,6 +1327,8 @@ static void exec_op(Interp *it, Op *op)
 	case OP_ARGMIN: exec_reduce(it, op); break;
 	case OP_CUMSUM: exec_cumsum(it, op); break;
 	case OP_XORPERM: exec_xorperm(it, op); break;
+	case OP_GATHER: exec_gather(it, op); break;
+	case OP_HISTOGRAM: exec_histogram(it, op); break;
 	case OP_REDUCE:
 	case OP_SCAN: exec_combine(it, op); break;
 	case OP_DOT: exec_dot(it, op); break;

@@ -233,7 +233,7 @@ static void print_head(Printer *p, Op *op)
 	}
 	bool combine = op->code == OP_REDUCE || op->code == OP_SCAN;
 	if (op->code == OP_EXPAND_DIMS || op_has(op->code, F_REDUCE) || op->code == OP_CUMSUM || combine ||
-	    op->code == OP_XORPERM)
+	    op->code == OP_XORPERM || op->code == OP_GATHER)
 		sb_printf(out, " axis=%lld", (long long)op->iattr[0]);
 	if (op->code == OP_XORPERM)
 		sb_printf(out, " mask=%lld", (long long)op->iattr[1]);

@@ -1021,6 +1021,66 @@ static Rv flip(L *l, Node *call)
 }
 
 /*
+ * gather(src, index, axis): src's element at index's value along axis and
+ * index's other coordinates, as Triton's tl.gather; index has src's rank
+ * and its shape off the axis.
+ */
+static Rv gather(L *l, Node *call)
+{
+	static const char *const names[] = {"src", "index", "axis", NULL};
+	Args a = args_of(l, call, names, 3);
+	Rv src = expr(l, a.a[0]), idx = expr(l, a.a[1]);
+	Type ts = need_tensor(l, a.a[0], src, "gather"), ti = need_tensor(l, a.a[1], idx, "gather");
+	int ax = axis_arg(l, a.a[2], ts);
+	if (!elem_is_int(ti.elem) || ti.elem == TY_I1)
+		error_at(l->d, a.a[1]->loc, "'gather' needs an integer index, got %s", tstr(l, ti));
+	bool fits = ti.rank == ts.rank;
+	for (int d = 0; fits && d < ts.rank; d++)
+		fits = d == ax || ti.shape[d] == ts.shape[d];
+	if (!fits)
+		error_at(l->d, a.a[1]->loc, "'gather' needs an index of the source's shape except along axis %d: "
+			 "source %s, index %s", ax, tstr(l, ts), tstr(l, ti));
+	l->b.loc = call->loc;
+	ValId ops[2] = {src.v, idx.v};
+	ValId r = emit(l, OP_GATHER, type_with_elem(ti, ts.elem), ops, 2);
+	l->f->vals[r].def->iattr[0] = ax;
+	return (Rv){r, src.weak};
+}
+
+/*
+ * histogram(x, num_bins, mask?): how many of x's integers equal each of 0
+ * .. num_bins-1, an i32 tile of num_bins, as Triton's tl.histogram; other
+ * values, and those where mask is false, count nowhere.
+ */
+static Rv histogram(L *l, Node *call)
+{
+	static const char *const names[] = {"input", "num_bins", "mask", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]);
+	Type t = need_tensor(l, a.a[0], x, "histogram");
+	if (!elem_is_int(t.elem) || t.elem == TY_I1)
+		error_at(l->d, a.a[0]->loc, "'histogram' counts integers, got %s", tstr(l, t));
+	int64_t bins = const_arg(l, a.a[1], "num_bins must be a compile-time constant", true);
+	if (bins <= 0 || !is_pow2(bins) || bins > INT32_MAX)
+		error_at(l->d, a.a[1]->loc, "num_bins %lld is not a power of two", (long long)bins);
+	int32_t shape[1] = {(int32_t)bins};
+	check_tile(l, a.a[1]->loc, 1, shape);
+	ValId v = x.v;
+	if (a.a[2]) {
+		Rv m = {to_bool(l, a.a[2]->loc, expr(l, a.a[2]), "histogram"), false};
+		Type s;
+		if (!broadcast_shape(ty(l, m.v), t, &s) || !type_eq(type_with_elem(s, t.elem), t))
+			error_at(l->d, a.a[2]->loc, "'histogram' mask %s does not broadcast to the input's %s",
+				 tstr(l, ty(l, m.v)), tstr(l, t));
+		l->b.loc = call->loc;
+		ValId ops[3] = {broadcast_to(l, m.v, t), v, broadcast_to(l, cint(l, t.elem, -1), t)};
+		v = emit(l, OP_SELECT, t, ops, 3);
+	}
+	l->b.loc = call->loc;
+	return (Rv){emit(l, OP_HISTOGRAM, type_tensor(TY_I32, 1, shape), &v, 1), false};
+}
+
+/*
  * Float keys as integers of their width in the same order, so that each
  * step of a sort compares once: the bits b, their magnitude bits flipped
  * where the sign is set (b ^ (b >> w-1 & max), -0 now just below +0),
@@ -1801,6 +1861,7 @@ static bool reserved_name(const char *s)
 		"argmax", "argmin", "cumsum", "cumprod", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
 		"cdiv", "trans", "permute", "reshape", "join", "split", "interleave", "rand", "randn", "randint",
 		"randint4x", "range", "inf", "nan", "atomic_cas", "reduce", "associative_scan", "flip", "sort", "topk", "xor_sum",
+		"gather", "histogram",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(s, names[i]))
@@ -1986,6 +2047,10 @@ static Rv call(L *l, Node *n)
 		return reshape(l, n);
 	if (!strcmp(f, "flip"))
 		return flip(l, n);
+	if (!strcmp(f, "gather"))
+		return gather(l, n);
+	if (!strcmp(f, "histogram"))
+		return histogram(l, n);
 	if (!strcmp(f, "permute"))
 		return permute(l, n);
 	if (!strcmp(f, "join") || !strcmp(f, "interleave"))

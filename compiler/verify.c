@@ -282,6 +282,33 @@ static const char *check_xorperm(Func *f, Op *op)
 	return NULL;
 }
 
+static const char *check_gather(Func *f, Op *op)
+{
+	Type src = vtype(f, op->opnds[0]), idx = vtype(f, op->opnds[1]), r = vtype(f, op->res[0]);
+	int64_t ax = op->iattr[0];
+	if (src.rank < 1 || ax < 0 || ax >= src.rank)
+		return arena_printf(f->arena, "axis %lld out of range for rank %d", (long long)ax, src.rank);
+	if (!elem_is_int(idx.elem) || idx.elem == TY_I1)
+		return arena_printf(f->arena, "index is %s, not integers", tstr(f, idx));
+	if (idx.rank != src.rank)
+		return arena_printf(f->arena, "index is %s, source %s: ranks differ", tstr(f, idx), tstr(f, src));
+	for (int d = 0; d < src.rank; d++)
+		if (d != ax && idx.shape[d] != src.shape[d])
+			return arena_printf(f->arena, "index is %s, source %s: they differ off axis %lld", tstr(f, idx),
+					    tstr(f, src), (long long)ax);
+	if (r.elem != src.elem || !same_shape(r, idx))
+		return "result is not the source's elements in the index's shape";
+	return NULL;
+}
+
+static const char *check_histogram(Func *f, Op *op)
+{
+	Type a = vtype(f, op->opnds[0]), r = vtype(f, op->res[0]);
+	if (a.rank < 1 || !elem_is_int(a.elem) || a.elem == TY_I1)
+		return arena_printf(f->arena, "operand is %s, not a tile of integers", tstr(f, a));
+	return r.rank == 1 && r.elem == TY_I32 ? NULL : "result is not a 1-D tile of i32";
+}
+
 /* reduce, scan: k tiles of one shape, the results they make (the region: check_combine_region) */
 static const char *check_combine(Func *f, Op *op)
 {
@@ -377,6 +404,8 @@ static const char *check_op(Func *f, Op *op)
 	case OP_ATOMIC_CAS: return check_memory(f, op);
 	case OP_CUMSUM: return check_cumsum(f, op);
 	case OP_XORPERM: return check_xorperm(f, op);
+	case OP_GATHER: return check_gather(f, op);
+	case OP_HISTOGRAM: return check_histogram(f, op);
 	case OP_REDUCE:
 	case OP_SCAN: return check_combine(f, op);
 	case OP_DOT: return check_dot(f, op);

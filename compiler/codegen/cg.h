@@ -215,6 +215,8 @@ void cg_rename(Cg *c, Op *op);  /* expand_dims, broadcast, trans, reshape */
 void cg_join(Cg *c, Op *op);
 void cg_split(Cg *c, Op *op);
 void cg_xorperm(Cg *c, Op *op);
+void cg_gather(Cg *c, Op *op);
+void cg_histogram(Cg *c, Op *op);
 
 void cg_dot(Cg *c, Op *op);
 /* cg_mma.c: tensor cores, when the dot carries the layout_mma_* layouts (cg_dot dispatches). */

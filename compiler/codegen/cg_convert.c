@@ -20,6 +20,10 @@
  * element's flat index XOR the mask, or, where the mask's bits are
  * register and lane columns only, renamed registers and one shuffle.
  *
+ * gather writes its source the same way and reads each element at an index
+ * it computes; histogram counts into a tile of counters there with
+ * shared-memory atomics.
+ *
  * A convert whose only user is a later dot in the same block is left
  * pending: cg_dot writes both operand tiles at once and reads each element
  * from shared memory as it needs it (Triton's dot operands in shared
@@ -330,4 +334,88 @@ void cg_xorperm(Cg *c, Op *op)
 			out[r + j] = cg_from_mem(c, vec > 1 ? LLVMBuildExtractElement(c->b, x, cg_i32c(c, j ^ low), "") : x, e);
 	}
 	cg_fill_dups(c, res);
+}
+
+/*
+ * gather: src goes to scratch row-major, as a convert writes it; each
+ * result register then reads the element at its own flat index with the
+ * axis's coordinate replaced by its index, masked to the axis's length
+ * (an index outside it is undefined: it reads some element of the tile,
+ * never past the scratch).  src and the result have one shape off the
+ * axis, so only the axis's field of the flat index differs in width.
+ */
+void cg_gather(Cg *c, Op *op)
+{
+	ValId src = op->opnds[0], idx = op->opnds[1], res = op->res[0];
+	Type ts = vtype(c->f, src), tr = vtype(c->f, res);
+	int ax = (int)op->iattr[0], eb = elem_bytes(ts.elem), low = 0;
+	for (int d = ax + 1; d < ts.rank; d++)
+		low += ilog2((uint64_t)ts.shape[d]);
+	int rbits = ilog2((uint64_t)tr.shape[ax]), sbits = ilog2((uint64_t)ts.shape[ax]);
+	int64_t need = type_numel(ts) * eb;
+	if (op->smem_bytes < need)
+		die("codegen: gather %%%d has %d bytes of scratch, needs %lld", res, op->smem_bytes, (long long)need);
+	const Layout *l = cg_layout(c, res);
+	if (!l || !layout_eq(cg_layout(c, idx), l))
+		die("codegen: gather %%%d is not in its index's layout", res);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
+	write_tile(c, op->smem_offset, src, ts.elem, 0);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
+	LLVMValueRef ti = cg_thread_index(c, l), *out = cg_new_regs(c, res);
+	LLVMTypeRef mt = cg_mem_type(c, ts.elem);
+	uint32_t zm = cg_zeromask(l->reg, l->nreg);
+	for (uint32_t r = 0; r < 1u << l->nreg; r++) {
+		if (r & zm)
+			continue;
+		LLVMValueRef flat = cg_flat_index(c, l, ti, r);
+		LLVMValueRef outer = LLVMBuildLShr(c->b, flat, cg_i32c(c, low + rbits), "");
+		LLVMValueRef inner = LLVMBuildAnd(c->b, flat, cg_i32c(c, (1 << low) - 1), "");
+		LLVMValueRef k = LLVMBuildIntCast2(c->b, c->regs[idx][r], c->i32, true, "");
+		k = LLVMBuildAnd(c->b, k, cg_i32c(c, (1 << sbits) - 1), "");
+		LLVMValueRef at = LLVMBuildOr(c->b, LLVMBuildShl(c->b, outer, cg_i32c(c, sbits), ""), k, "");
+		at = LLVMBuildOr(c->b, LLVMBuildShl(c->b, at, cg_i32c(c, low), ""), inner, "");
+		LLVMValueRef byte = LLVMBuildMul(c->b, at, cg_i32c(c, eb), "");
+		LLVMValueRef x = LLVMBuildLoad2(c->b, mt, cg_smem_ptr(c, op->smem_offset, byte), "");
+		LLVMSetAlignment(x, (unsigned)eb);
+		out[r] = cg_from_mem(c, x, ts.elem);
+	}
+	cg_fill_dups(c, res);
+}
+
+/*
+ * histogram: the result tile's counters in scratch, zeroed by writing a
+ * tile of zeros as a convert would; each owner of an operand element adds
+ * 1 to its counter with a shared-memory atomic where the value is one of
+ * the counters; the result reads them back.
+ */
+void cg_histogram(Cg *c, Op *op)
+{
+	ValId x = op->opnds[0], res = op->res[0];
+	int64_t bins = type_numel(vtype(c->f, res));
+	if (op->smem_bytes < bins * 4)
+		die("codegen: histogram %%%d has %d bytes of scratch, needs %lld", res, op->smem_bytes,
+		    (long long)bins * 4);
+	const Layout *l = cg_layout(c, x), *lr = cg_layout(c, res);
+	LLVMValueRef *zero = cg_new_regs(c, res);
+	for (uint32_t r = 0; r < 1u << lr->nreg; r++)
+		zero[r] = cg_i32c(c, 0);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
+	write_tile(c, op->smem_offset, res, TY_I32, 0);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, true);
+	uint32_t zm = cg_zeromask(l->reg, l->nreg);
+	LLVMBasicBlockRef owned = cg_owner_begin(c, l);
+	for (uint32_t r = 0; r < 1u << l->nreg; r++) {
+		if (r & zm)
+			continue;
+		LLVMValueRef v = LLVMBuildSExt(c->b, c->regs[x][r], c->i64, ""); /* negatives are no counter */
+		LLVMValueRef in = LLVMBuildICmp(c->b, LLVMIntULT, v, LLVMConstInt(c->i64, (uint64_t)bins, 0), "");
+		LLVMBasicBlockRef after = cg_when(c, in);
+		LLVMValueRef byte = LLVMBuildMul(c->b, LLVMBuildIntCast2(c->b, v, c->i32, false, ""), cg_i32c(c, 4), "");
+		LLVMBuildAtomicRMW(c->b, LLVMAtomicRMWBinOpAdd, cg_smem_ptr(c, op->smem_offset, byte), cg_i32c(c, 1),
+		                   LLVMAtomicOrderingMonotonic, 0);
+		cg_owner_end(c, after);
+	}
+	cg_owner_end(c, owned);
+	cg_smem_access(c, op->smem_offset, op->smem_bytes, false);
+	read_tile(c, op->smem_offset, res, 0);
 }

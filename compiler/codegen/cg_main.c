@@ -956,6 +956,8 @@ static void emit_op(Cg *c, Op *op)
 	case OP_JOIN: cg_join(c, op); break;
 	case OP_SPLIT: cg_split(c, op); break;
 	case OP_XORPERM: cg_xorperm(c, op); break;
+	case OP_GATHER: cg_gather(c, op); break;
+	case OP_HISTOGRAM: cg_histogram(c, op); break;
 	case OP_LOAD: cg_load(c, op); break;
 	case OP_STORE: cg_store(c, op); break;
 	case OP_ATOMIC:

@@ -283,9 +283,9 @@ static int want(LayoutPass *p, Op *op, int i, int R)
 		return anchor(p, op);
 	if (is_combine(op))
 		return i > 0 ? lay(f, op->opnds[0]) : -1;
-	if (R < 0)
-		return -1;
-	if (op_has(op->code, F_ELTWISE))
+	if (R < 0 || (op->code == OP_GATHER && i == 0))
+		return -1; /* gather reads its source from shared memory, in any layout */
+	if (op_has(op->code, F_ELTWISE) || op->code == OP_GATHER)
 		return R;
 	Layout l;
 	switch (op->code) {
@@ -363,6 +363,8 @@ static int implied(LayoutPass *p, Op *op)
 		l = layout_split(&f->layouts[s]);
 	else if (op->code == OP_CUMSUM || op->code == OP_XORPERM)
 		return s;
+	else if (op->code == OP_GATHER)
+		return lay(f, op->opnds[1]);
 	else if (op_has(op->code, F_ELTWISE)) {
 		for (int i = 0; i < op->nopnds; i++)
 			if (is_tensor(f, op->opnds[i]) && lay(f, op->opnds[i]) >= 0)

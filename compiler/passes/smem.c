@@ -75,6 +75,8 @@ static int warps_in_axis(const Layout *l, int axis)
  * none, its operands arrive through converts.
  * XORPERM: none where the mask's bits are register and lane columns (codegen
  * renames registers and shuffles), else the whole tile, as for a convert.
+ * GATHER: the whole source tile.  HISTOGRAM: the result's counters, 4
+ * bytes each.
  * An atomic whose old values are used: for a scalar, one element (thread
  * 0 does it and hands it on); for a tile whose layout holds copies of
  * elements in several lanes or warps, the whole tile (the owners hand
@@ -113,6 +115,12 @@ static int64_t scratch_bytes(Func *f, Op *op)
 			return 0;
 		return type_numel(t) * elem_bytes(t.elem);
 	}
+	if (op->code == OP_GATHER) {
+		Type t = vtype(f, op->opnds[0]);
+		return type_numel(t) * elem_bytes(t.elem);
+	}
+	if (op->code == OP_HISTOGRAM)
+		return type_numel(vtype(f, op->res[0])) * 4;
 	if (ir_is_atomic(op->code)) {
 		Value *r = val(f, op->res[0]);
 		Type t = r->type;

@@ -1314,6 +1314,118 @@ static void case_scan16(int rev)
 }
 
 /*
+ * gather and histogram on a program's R x C tile (several tiles of
+ * programs over the grid, so every program sees its own data):
+ *   - f32 src gathered along axis 1 by an i32 index of R x K (K != C),
+ *   - f16 src gathered along axis 0 by an i64 index of C rows (a row
+ *     permutation and repeats), stored as f16,
+ *   - a 1-D gather of the flattened tile by i16 indices;
+ *   - histogram of i32 values in [-8, B + 8) under a mask of the first n
+ *     elements (values outside [0, B) and masked ones count nowhere), and
+ *     of the i8 bytes of the same values into 256 counters (negative bytes
+ *     count nowhere).
+ * All exact; the interpreter agrees bit for bit.
+ */
+static const char *gather_src =
+	"kernel gather_hist(o1: *f32, o2: *f16, o3: *f32, oh: *i32, ob: *i32, x: *f32, ia: *i32, ib: *i64,\n"
+	"                   ic: *i16, v: *i32, n: i32, R: const i32 = 8, C: const i32 = 32, K: const i32 = 16,\n"
+	"                   B: const i32 = 64) {\n"
+	"    let p = program_id(0);\n"
+	"    let rows = arange(0, R)[:, None];\n"
+	"    let at = p * R * C + rows * C + arange(0, C)[None, :];\n"
+	"    let src = load(x + at);\n"
+	"    let ak = p * R * K + rows * K + arange(0, K)[None, :];\n"
+	"    store(o1 + ak, gather(src, load(ia + ak), 1));\n"
+	"    store(o2 + at, gather(cast(src, f16), load(ib + at), axis = 0));\n"
+	"    let flat = p * R * C + arange(0, R * C);\n"
+	"    store(o3 + flat, gather(reshape(src, [R * C]), load(ic + flat), 0));\n"
+	"    let vals = load(v + at);\n"
+	"    let m = arange(0, R)[:, None] * C + arange(0, C)[None, :] < n;\n"
+	"    store(oh + p * B + arange(0, B), histogram(vals, B, mask = m));\n"
+	"    store(ob + p * 256 + arange(0, 256), histogram(cast(vals * 37, i8), 256));\n"
+	"}\n";
+
+static void case_gather(int rows, int cols, int k, int bins, int warps)
+{
+	if (!want("gather"))
+		return;
+	Case c;
+	start(&c, "gather %dx%d k=%d bins=%d warps=%d", rows, cols, k, bins, warps);
+	int progs = 3, tile = rows * cols, masked = tile - tile / 3;
+	size_t n = (size_t)progs * tile, nk = (size_t)progs * rows * k;
+	float *x = xmalloc(4 * n), *o1 = xmalloc(4 * nk), *o3 = xmalloc(4 * n);
+	uint16_t *o2 = xmalloc(2 * n);
+	int32_t *ia = xmalloc(4 * nk), *v = xmalloc(4 * n), *oh = xmalloc(4 * (size_t)progs * bins),
+		*ob = xmalloc(4 * (size_t)progs * 256);
+	int64_t *ib = xmalloc(8 * n);
+	int16_t *ic = xmalloc(2 * n);
+	fill_f32(x, n, -100, 100);
+	for (size_t i = 0; i < nk; i++)
+		ia[i] = (int32_t)uniform(0, cols);
+	for (size_t i = 0; i < n; i++) {
+		ib[i] = (int64_t)uniform(0, rows);
+		ic[i] = (int16_t)uniform(0, tile);
+		v[i] = (int32_t)uniform(-8, bins + 8);
+	}
+	Buf bufs[] = {{o1, 4 * nk, OUT}, {o2, 2 * n, OUT}, {o3, 4 * n, OUT}, {oh, 4 * (size_t)progs * bins, OUT},
+	              {ob, 4 * (size_t)progs * 256, OUT}, {x, 4 * n, IN}, {ia, 4 * nk, IN}, {ib, 8 * n, IN},
+	              {ic, 2 * n, IN}, {v, 4 * n, IN}};
+	Launch l = {.file = "gather.tile", .src = gather_src, .kernel = "gather_hist",
+	            .defs = {{"R", rows}, {"C", cols}, {"K", k}, {"B", bins}}, .ndefs = 4, .num_warps = warps,
+	            .grid = progs,
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), ABUF(6), ABUF(7), ABUF(8), ABUF(9),
+	                     AI32(masked)},
+	            .nargs = 11, .bufs = bufs, .nbufs = 10};
+	void *ir[10] = {NULL};
+	if (run_both(&c, &l, true, ir)) {
+		for (int p = 0; p < progs && !c.failed; p++) {
+			size_t base = (size_t)p * tile, kb = (size_t)p * rows * k;
+			for (int r = 0; r < rows; r++)
+				for (int j = 0; j < k; j++) {
+					size_t at = kb + (size_t)r * k + j;
+					float w = x[base + (size_t)r * cols + ia[at]];
+					if (o1[at] != w && !c.failed)
+						fail(&c, "axis-1 gather at %zu: %g, want %g", at, (double)o1[at], (double)w);
+				}
+			for (int r = 0; r < rows; r++)
+				for (int j = 0; j < cols; j++) {
+					size_t at = base + (size_t)r * cols + j;
+					uint16_t w = f32_to_half(x[base + (size_t)ib[at] * cols + j]);
+					if (o2[at] != w && !c.failed)
+						fail(&c, "axis-0 f16 gather at %zu: %#06x, want %#06x", at, o2[at], w);
+				}
+			for (int i = 0; i < tile; i++) {
+				float w = x[base + (size_t)ic[base + i]];
+				if (o3[base + i] != w && !c.failed)
+					fail(&c, "1-D gather at %zu: %g, want %g", base + i, (double)o3[base + i], (double)w);
+			}
+			int32_t *hist = calloc((size_t)bins + 256, 4), *bytes = hist + bins;
+			for (int i = 0; i < tile; i++) {
+				int32_t a = v[base + i];
+				int8_t b = (int8_t)(uint8_t)((uint32_t)a * 37u);
+				if (i < masked && a >= 0 && a < bins)
+					hist[a]++;
+				if (b >= 0)
+					bytes[b]++;
+			}
+			for (int i = 0; i < bins && !c.failed; i++)
+				if (oh[(size_t)p * bins + i] != hist[i])
+					fail(&c, "program %d's histogram at %d: %d, want %d", p, i, oh[(size_t)p * bins + i], hist[i]);
+			for (int i = 0; i < 256 && !c.failed; i++)
+				if (ob[(size_t)p * 256 + i] != bytes[i])
+					fail(&c, "program %d's i8 histogram at %d: %d, want %d", p, i, ob[(size_t)p * 256 + i], bytes[i]);
+			free(hist);
+		}
+		if (ir[0] && (memcmp(ir[0], o1, 4 * nk) != 0 || memcmp(ir[1], o2, 2 * n) != 0 || memcmp(ir[2], o3, 4 * n) != 0 ||
+		              memcmp(ir[3], oh, 4 * (size_t)progs * bins) != 0 || memcmp(ir[4], ob, 4 * (size_t)progs * 256) != 0))
+			fail(&c, "the interpreter's gathers or histograms differ from the GPU's");
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 10);
+	free(x), free(o1), free(o2), free(o3), free(ia), free(v), free(oh), free(ob), free(ib), free(ic);
+}
+
+/*
  * reduce and associative_scan with combine fns, on an R x C tile along
  * both axes: a sum (f32, within the sum of magnitudes' rounding), the first
  * index of the largest value (i32 operand beside the f32 one, exact), the
@@ -2592,6 +2704,10 @@ static void run_all(void)
 	case_sort16(2, 1024, 4);
 	case_sort16(64, 32, 1);
 	case_sort16(1, 2048, 8);
+	case_gather(8, 32, 16, 64, 4);
+	case_gather(2, 16, 4, 8, 4);
+	case_gather(64, 64, 128, 1024, 8);
+	case_gather(16, 128, 8, 256, 1);
 	case_scan(1, 1024, 1, 1, 4);
 	case_scan(1, 4096, 1, 0, 8);
 	case_scan(1, 32, 1, 0, 1);
