@@ -715,6 +715,35 @@ static void exec_write(Interp *it, Op *op)
 
 /* ---- element-wise ---- */
 
+/*
+ * assume: the operand, once the promise is seen to hold along the last
+ * axis: runs of `contig` consecutive integers (pointers: elements) and of
+ * `constancy` equal elements, and the divisibility of a scalar or of each
+ * such run's first element (a tile's divisibility with neither run
+ * promised speaks of runs the analysis finds, and is not checked).
+ */
+static void exec_assume(Interp *it, Op *op, Tile *r, Tile *a)
+{
+	int64_t n = r->n, len = r->type.rank ? r->type.shape[r->type.rank - 1] : 1;
+	int64_t step = r->type.elem == TY_PTR ? elem_bytes(r->type.pointee) : 1, d = op->iattr[0];
+	int64_t c = ASSUME_CONTIG(op), k = ASSUME_CONSTANCY(op), run = c > 1 ? c : k;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t x = AT(a, i).i, at = i % len;
+		r->d[i] = AT(a, i);
+		if (at % run && c > 1 && x != AT(a, i - 1).i + step)
+			fail(it, op->loc, "max_contiguous(%lld) does not hold: element %lld is %lld after %lld", (long long)c,
+			     (long long)i, (long long)x, (long long)AT(a, i - 1).i);
+		if (at % run && k > 1 && x != AT(a, i - 1).i)
+			fail(it, op->loc, "max_constancy(%lld) does not hold: element %lld is %lld after %lld", (long long)k,
+			     (long long)i, (long long)x, (long long)AT(a, i - 1).i);
+		if (d > 1 && r->type.rank == 0 && x % d)
+			fail(it, op->loc, "multiple_of(%lld) does not hold: the value is %lld", (long long)d, (long long)x);
+		if (d > 1 && run > 1 && at % run == 0 && x % d)
+			fail(it, op->loc, "multiple_of(%lld) does not hold: element %lld, which starts a run, is %lld",
+			     (long long)d, (long long)i, (long long)x);
+	}
+}
+
 static void exec_eltwise(Interp *it, Op *op)
 {
 	Tile *r = def(it, op->res[0], op->loc);
@@ -724,6 +753,10 @@ static void exec_eltwise(Interp *it, Op *op)
 	if (op->code == OP_CAST || op->code == OP_CONVERT_LAYOUT) {
 		for (int64_t i = 0; i < n; i++)
 			r->d[i] = convert(AT(a, i), e, re);
+		return;
+	}
+	if (op->code == OP_ASSUME) {
+		exec_assume(it, op, r, a);
 		return;
 	}
 	if (op->code == OP_BITCAST) {

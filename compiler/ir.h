@@ -72,6 +72,9 @@ extern const char *const sem_names[SEM_COUNT];     /* "", "relaxed", ... */
 extern const char *const scope_names[SCOPE_COUNT]; /* "", "cta", "gpu", "sys" */
 #define ATOMIC_SEM(op) ((MemSem)((op)->iattr[1] & 15))
 #define ATOMIC_SCOPE(op) ((MemScope)((op)->iattr[1] >> 4 & 15))
+/* An assume's runs (ops.def): consecutive integers, equal elements. */
+#define ASSUME_CONTIG(op) ((op)->iattr[1] & 0xffffffff)
+#define ASSUME_CONSTANCY(op) ((op)->iattr[1] >> 32)
 
 typedef int32_t ValId; /* index into Func.vals; 0 is "no value" */
 

@@ -390,6 +390,21 @@ static void head(Parser *p, OpText *o)
 		expect(p, "=");
 		o->iattr[1] = integer(p);
 	}
+	if (o->code == OP_ASSUME) {
+		/* divis=D contig=C constancy=K, each optional, in that order */
+		int64_t v[3] = {1, 1, 1};
+		static const char *const names[3] = {"divis", "contig", "constancy"};
+		for (int i = 0; i < 3; i++)
+			if (same_line(p) && accept(p, names[i])) {
+				expect(p, "=");
+				Loc l = here(p);
+				v[i] = integer(p);
+				if (!is_pow2(v[i]) || v[i] > 1 << 30)
+					error_at(p->d, l, "assume's %s is a power of two up to 2^30", names[i]);
+			}
+		o->iattr[0] = v[0];
+		o->iattr[1] = v[1] | v[2] << 32;
+	}
 	if (o->code == OP_SPLIT && same_line(p) && accept(p, "index")) {
 		expect(p, "=");
 		o->iattr[0] = integer(p);

@@ -254,6 +254,9 @@ static void print_head(Printer *p, Op *op)
 		sb_puts(out, " ieee");
 	if ((op->code == OP_ADD || op->code == OP_SUB) && op->iattr[0])
 		sb_puts(out, " wrap");
+	if (op->code == OP_ASSUME)
+		sb_printf(out, " divis=%lld contig=%lld constancy=%lld", (long long)op->iattr[0],
+			  (long long)ASSUME_CONTIG(op), (long long)ASSUME_CONSTANCY(op));
 	if (op->code == OP_PHILOX)
 		sb_printf(out, " rounds=%lld word=%lld", (long long)op->iattr[0], (long long)op->iattr[1]);
 	if (op->code == OP_LOCAL_LOAD && op->iattr[0])

@@ -1021,6 +1021,47 @@ static Rv flip(L *l, Node *call)
 }
 
 /*
+ * multiple_of(input, values), max_contiguous, max_constancy: input, with
+ * Triton's promise to the axis analysis (an assume).  values is a constant
+ * or a list of one per axis; the analysis reads the last axis's, and the
+ * largest power of two dividing it (runs of 48 hold aligned runs of 16).
+ * A hint on an assume adds to it, so the interpreter checks the two
+ * together (multiple_of's run starts are max_contiguous's runs).
+ */
+static Rv hint(L *l, Node *call, int which)
+{
+	static const char *const names[] = {"input", "values", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]);
+	Type t = ty(l, x.v);
+	if (t.elem != TY_PTR && (!elem_is_int(t.elem) || t.elem == TY_I1))
+		error_at(l->d, a.a[0]->loc, "'%s' needs integers or pointers, got %s", call->name, tstr(l, t));
+	if (which > 0 && t.rank == 0)
+		error_at(l->d, a.a[0]->loc, "'%s' needs a tensor, got %s", call->name, tstr(l, t));
+	Node *d = a.a[1];
+	int n = d->kind == ND_LIST ? d->nargs : 1;
+	if (d->kind == ND_LIST && n != (t.rank ? t.rank : 1))
+		error_at(l->d, d->loc, "'%s' of %s needs %d values, got %d", call->name, tstr(l, t), t.rank ? t.rank : 1, n);
+	Node *last = d->kind == ND_LIST ? d->args[n - 1] : d;
+	int64_t v = const_arg(l, last, "hint values must be compile-time constants", false);
+	if (v < 1 || v > (int64_t)1 << 30)
+		error_at(l->d, last->loc, "'%s' needs a value from 1 to 2^30, got %lld", call->name, (long long)v);
+	int64_t p = v & -v, at[3] = {1, 1, 1};
+	Op *inner = l->f->vals[x.v].def;
+	ValId from = x.v;
+	if (inner && inner->code == OP_ASSUME) {
+		from = inner->opnds[0];
+		at[0] = inner->iattr[0], at[1] = ASSUME_CONTIG(inner), at[2] = ASSUME_CONSTANCY(inner);
+	}
+	at[which] = at[which] > p ? at[which] : p;
+	l->b.loc = call->loc;
+	ValId r = emit(l, OP_ASSUME, t, &from, 1);
+	l->f->vals[r].def->iattr[0] = at[0];
+	l->f->vals[r].def->iattr[1] = at[1] | at[2] << 32;
+	return (Rv){r, x.weak};
+}
+
+/*
  * gather(src, index, axis): src's element at index's value along axis and
  * index's other coordinates, as Triton's tl.gather; index has src's rank
  * and its shape off the axis.
@@ -1861,7 +1902,7 @@ static bool reserved_name(const char *s)
 		"argmax", "argmin", "cumsum", "cumprod", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
 		"cdiv", "trans", "permute", "reshape", "join", "split", "interleave", "rand", "randn", "randint",
 		"randint4x", "range", "inf", "nan", "atomic_cas", "reduce", "associative_scan", "flip", "sort", "topk", "xor_sum",
-		"gather", "histogram",
+		"gather", "histogram", "multiple_of", "max_contiguous", "max_constancy",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(s, names[i]))
@@ -2049,6 +2090,8 @@ static Rv call(L *l, Node *n)
 		return flip(l, n);
 	if (!strcmp(f, "gather"))
 		return gather(l, n);
+	if (!strcmp(f, "multiple_of") || !strcmp(f, "max_contiguous") || !strcmp(f, "max_constancy"))
+		return hint(l, n, !strcmp(f, "multiple_of") ? 0 : !strcmp(f, "max_contiguous") ? 1 : 2);
 	if (!strcmp(f, "histogram"))
 		return histogram(l, n);
 	if (!strcmp(f, "permute"))

@@ -101,6 +101,12 @@ static const char *check_eltwise(Func *f, Op *op)
 	switch (op->code) {
 	case OP_CAST:
 		return NULL;
+	case OP_ASSUME:
+		if (!type_eq(a, r) || (e != TY_PTR && (!elem_is_int(e) || e == TY_I1)))
+			return "assume needs integers or pointers, and gives its operand's type";
+		if (!is_pow2(op->iattr[0]) || !is_pow2(ASSUME_CONTIG(op)) || !is_pow2(ASSUME_CONSTANCY(op)))
+			return "assume's divis, contig and constancy are powers of two";
+		return NULL;
 	case OP_BITCAST:
 		if (e == TY_PTR || e == TY_I1 || r.elem == TY_PTR || r.elem == TY_I1 || elem_bits(e) != elem_bits(r.elem))
 			return arena_printf(f->arena, "bitcast from %s to %s: needs numbers of one width", elem_name(e),

@@ -337,6 +337,7 @@ static LLVMValueRef one_register(Cg *c, Op *op, int r)
 	ElemKind e = vtype(c->f, op->opnds[0]).elem;
 	switch (op->code) {
 	case OP_CAST: return cast(c, e, vtype(c->f, op->res[0]).elem, a);
+	case OP_ASSUME: return a;
 	case OP_BITCAST: return LLVMBuildBitCast(c->b, a, cg_elem_type(c, vtype(c->f, op->res[0]).elem), "");
 	case OP_CMP: return compare(c, (CmpPred)op->iattr[0], e, a, c->regs[op->opnds[1]][r]);
 	case OP_SELECT: return LLVMBuildSelect(c->b, a, c->regs[op->opnds[1]][r], c->regs[op->opnds[2]][r], "");

@@ -246,6 +246,14 @@ static Info result(Func *f, Op *op)
 		return expand_dims(f, op);
 	case OP_CONVERT_LAYOUT:
 		return get(f, op->opnds[0]);
+	case OP_ASSUME: {
+		/* the promise, where it says more than the operand's own */
+		Info a = get(f, op->opnds[0]);
+		a.divis = cap(a.divis > op->iattr[0] ? a.divis : op->iattr[0]);
+		a.contig = a.contig > ASSUME_CONTIG(op) ? a.contig : (int32_t)ASSUME_CONTIG(op);
+		a.constancy = a.constancy > ASSUME_CONSTANCY(op) ? a.constancy : (int32_t)ASSUME_CONSTANCY(op);
+		return a;
+	}
 	case OP_CAST:
 		return cast(f, op);
 	case OP_SELECT:

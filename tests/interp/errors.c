@@ -152,6 +152,41 @@ static void test_wait_forever(int opt)
 		     "it never ends in program (0, 0, 0)");
 }
 
+/*
+ * Hints are promises the interpreter checks: runs of 8 consecutive offsets
+ * starting at multiples of 8, and a scalar multiple of 4.  % M breaks the
+ * run where M is not a multiple of 8; sh moves the run starts; s may not
+ * be a multiple of 4.
+ */
+static const char *hinted =
+	"kernel hinted(x: *f32, out: *f32, s: i32, sh: i32, M: i32) {\n"
+	"    let offs = (program_id(0) * 8 + arange(0, 8) + sh) % M;\n"
+	"    let o = max_contiguous(multiple_of(offs, 8), [8]);\n"
+	"    store(out + o, load(x + multiple_of(s, 4) + o));\n"
+	"}\n";
+
+static void test_hints(int opt)
+{
+	float x[24], out[16];
+	for (int i = 0; i < 24; i++)
+		x[i] = (float)i;
+	KArg ok[] = {kbuf(x, sizeof x), kbuf(out, sizeof out), kint(4), kint(0), kint(16)};
+	CHECKF(run_text("hinted.tile", hinted, NULL, NULL, 0, opt, ok, 5, 2, 1, 1) == 0, "hints that hold (opt %d): %s",
+	       opt, run_error);
+	for (int i = 0; i < 16; i++)
+		CHECKF(out[i] == (float)(i + 4), "hints that hold (opt %d): out[%d] = %g", opt, i, (double)out[i]);
+	KArg broken[] = {kbuf(x, sizeof x), kbuf(out, sizeof out), kint(4), kint(0), kint(12)};
+	expect_error("max_contiguous", "hinted.tile", hinted, broken, 5, 2, opt,
+		     "hinted.tile:3:13: error: max_contiguous(8) does not hold: element 4 is 0 after 11 in program (1, 0, 0)");
+	KArg shifted[] = {kbuf(x, sizeof x), kbuf(out, sizeof out), kint(4), kint(2), kint(64)};
+	expect_error("multiple_of of a run", "hinted.tile", hinted, shifted, 5, 1, opt,
+		     "hinted.tile:3:13: error: multiple_of(8) does not hold: element 0, which starts a run, is 2 "
+		     "in program (0, 0, 0)");
+	KArg odd[] = {kbuf(x, sizeof x), kbuf(out, sizeof out), kint(6), kint(0), kint(16)};
+	expect_error("multiple_of of a scalar", "hinted.tile", hinted, odd, 5, 1, opt,
+		     "hinted.tile:4:29: error: multiple_of(4) does not hold: the value is 6 in program (0, 0, 0)");
+}
+
 int main(void)
 {
 	for (int opt = 0; opt < 2; opt++) {
@@ -161,6 +196,7 @@ int main(void)
 		test_loop_step(opt);
 		test_oob_in_fn(opt);
 		test_wait_forever(opt);
+		test_hints(opt);
 	}
 	return check_summary("errors");
 }
