@@ -15,7 +15,7 @@ typedef enum NodeKind {
 	/* expressions */
 	ND_INT,    /* ival; `suffix_type` if the literal had a suffix (unused now: TY_VOID) */
 	ND_FLOAT,  /* fval */
-	ND_STR,    /* name: a string literal's text, without the quotes (an atomic's sem= or scope=) */
+	ND_STR,    /* name: a string literal's text, without the quotes (an atomic's sem= or scope=, static_assert's message) */
 	ND_BOOL,   /* ival 0/1: `true`, `false` */
 	ND_NONE,   /* `None` inside an index list */
 	ND_SLICE,  /* `:` inside an index list */
@@ -25,7 +25,7 @@ typedef enum NodeKind {
 	ND_BINARY, /* op lhs rhs; op is a TokKind of the operator */
 	ND_CALL,   /* name(args...) ; args may carry `argname` for keyword args */
 	ND_INDEX,  /* lhs[args...] where args are ND_SLICE / ND_NONE */
-	ND_LIST,   /* [a, b, ...]: a shape */
+	ND_LIST,   /* [a, b, ...]: a shape, permute's dims or expand_dims's axes */
 	ND_TUPLE,  /* (a, b, ...): the several inputs of reduce or associative_scan */
 	/* statements */
 	ND_LET,    /* let name = lhs ; */

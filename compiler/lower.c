@@ -197,6 +197,8 @@ static Binding *lookup(L *l, const char *name)
 static ValId cint(L *l, ElemKind e, int64_t v) { return b_const_int(&l->b, e, v); }
 static ValId cfloat(L *l, ElemKind e, double v) { return b_const_float(&l->b, e, v); }
 
+static ValId zero_of(L *l, ElemKind e) { return elem_is_float(e) ? cfloat(l, e, 0) : cint(l, e, 0); }
+
 static Rv weak_int(L *l, int64_t v)
 {
 	ElemKind e = (v >= INT32_MIN && v <= INT32_MAX) ? TY_I32 : TY_I64;
@@ -244,6 +246,28 @@ static bool broadcast_shape(Type a, Type b, Type *out)
 	return true;
 }
 
+/* Whether t broadcasts to exactly `shape`'s shape (it may gain leading axes, not change the rank of shape). */
+static bool broadcasts_to(Type t, Type shape)
+{
+	Type s;
+	return broadcast_shape(t, shape, &s) && s.rank == shape.rank &&
+	       !memcmp(s.shape, shape.shape, sizeof(int32_t) * s.rank);
+}
+
+/* v with a new axis of 1 at `at`; a scalar becomes a 1-element tile. */
+static ValId expand_at(L *l, ValId v, int at)
+{
+	Type t = ty(l, v), u = t;
+	memmove(u.shape + at + 1, u.shape + at, sizeof(int32_t) * (t.rank - at));
+	u.shape[at] = 1;
+	u.rank++;
+	if (t.rank == 0)
+		return emit(l, OP_SPLAT, u, &v, 1);
+	v = emit(l, OP_EXPAND_DIMS, u, &v, 1);
+	l->f->vals[v].def->iattr[0] = at;
+	return v;
+}
+
 /* v (scalar or tensor) stretched to `shape` (its element type kept). */
 static ValId broadcast_to(L *l, ValId v, Type shape)
 {
@@ -254,18 +278,9 @@ static ValId broadcast_to(L *l, ValId v, Type shape)
 		return v;
 	if (t.rank == 0)
 		return emit(l, OP_SPLAT, want, &v, 1);
-	while (t.rank < shape.rank) {
-		Type u = t;
-		memmove(u.shape + 1, u.shape, sizeof(int32_t) * t.rank);
-		u.shape[0] = 1;
-		u.rank++;
-		Op *op;
-		v = emit(l, OP_EXPAND_DIMS, u, &v, 1);
-		op = l->f->vals[v].def;
-		op->iattr[0] = 0;
-		t = u;
-	}
-	if (!type_eq(t, want))
+	while (ty(l, v).rank < shape.rank)
+		v = expand_at(l, v, 0);
+	if (!type_eq(ty(l, v), want))
 		v = emit(l, OP_BROADCAST, want, &v, 1);
 	return v;
 }
@@ -634,16 +649,20 @@ static ElemKind type_arg(L *l, Node *call, Node *n)
 	return (ElemKind)n->ty.elem;
 }
 
+/* The items of a constant list argument `[a, b]` into *items, and how many; a lone `a` is one. */
+static int list_items(Node **n, Node ***items)
+{
+	bool list = (*n)->kind == ND_LIST;
+	*items = list ? (*n)->args : n;
+	return list ? (*n)->nargs : 1;
+}
+
 static Type shape_arg(L *l, Node *n, ElemKind e)
 {
 	int32_t shape[8];
 	int rank = 0;
-	Node **items = &n;
-	int nitems = 1;
-	if (n->kind == ND_LIST) {
-		items = n->args;
-		nitems = n->nargs;
-	}
+	Node **items;
+	int nitems = list_items(&n, &items);
 	if (nitems > 8)
 		error_at(l->d, n->loc, "tensors of rank %d are not supported (at most %d)", nitems, MAX_RANK);
 	for (int i = 0; i < nitems; i++) {
@@ -790,6 +809,14 @@ static Rv sigmoid(L *l, Node *call)
 	return binary(l, call->loc, TK_SLASH, one, den);
 }
 
+/* OP_MAX or OP_MIN of two numbers, broadcast and promoted */
+static Rv extremum(L *l, Loc loc, Opcode code, Rv x, Rv y)
+{
+	unify(l, loc, &x, &y, promote(ty(l, x.v), x.weak, ty(l, y.v), y.weak));
+	ValId ops[2] = {x.v, y.v};
+	return (Rv){emit(l, code, ty(l, x.v), ops, 2), x.weak && y.weak};
+}
+
 static Rv minmax(L *l, Node *call, int is_max)
 {
 	static const char *const names[] = {"a", "b", NULL};
@@ -798,9 +825,7 @@ static Rv minmax(L *l, Node *call, int is_max)
 	Type tx = ty(l, x.v), ty_ = ty(l, y.v);
 	if (tx.elem == TY_PTR || ty_.elem == TY_PTR)
 		error_at(l->d, call->loc, "invalid operands to '%s': %s and %s", call->name, tstr(l, tx), tstr(l, ty_));
-	unify(l, call->loc, &x, &y, promote(tx, x.weak, ty_, y.weak));
-	ValId ops[2] = {x.v, y.v};
-	return (Rv){emit(l, is_max ? OP_MAX : OP_MIN, ty(l, x.v), ops, 2), x.weak && y.weak};
+	return extremum(l, call->loc, is_max ? OP_MAX : OP_MIN, x, y);
 }
 
 /* clamp(x, min, max) = minimum(maximum(x, min), max), broadcasting all three */
@@ -814,12 +839,8 @@ static Rv clamp(L *l, Node *call)
 		if (ty(l, v[i].v).elem == TY_PTR)
 			error_at(l->d, a.a[i]->loc, "'clamp' needs numbers, got %s", tstr(l, ty(l, v[i].v)));
 	}
-	for (int i = 1; i < 3; i++) {
-		Rv *x = &v[0], *y = &v[i];
-		unify(l, call->loc, x, y, promote(ty(l, x->v), x->weak, ty(l, y->v), y->weak));
-		ValId ops[2] = {x->v, y->v};
-		*x = (Rv){emit(l, i == 1 ? OP_MAX : OP_MIN, ty(l, x->v), ops, 2), x->weak && y->weak};
-	}
+	for (int i = 1; i < 3; i++)
+		v[0] = extremum(l, call->loc, i == 1 ? OP_MAX : OP_MIN, v[0], v[i]);
 	return v[0];
 }
 
@@ -851,6 +872,21 @@ static Rv fma_call(L *l, Node *call)
 	return (Rv){emit(l, OP_FMA, ty(l, ops[0]), ops, 3), weak};
 }
 
+/* The element type of `call`'s two operands: promoted numbers, or pointers to one type (cast_to keeps them). */
+static ElemKind pair_elem(L *l, Node *call, Rv x, Rv y)
+{
+	Type tx = ty(l, x.v), ty_ = ty(l, y.v);
+	if (tx.elem == TY_PTR || ty_.elem == TY_PTR) {
+		if (tx.elem != ty_.elem || tx.pointee != ty_.pointee)
+			error_at(l->d, call->loc, "'%s' operands differ: %s and %s", call->name, tstr(l, tx), tstr(l, ty_));
+		return TY_PTR;
+	}
+	ElemKind e = promote(tx, x.weak, ty_, y.weak);
+	check_weak(l, call->loc, x, e);
+	check_weak(l, call->loc, y, e);
+	return e;
+}
+
 static Rv where(L *l, Node *call)
 {
 	static const char *const names[] = {"cond", "a", "b", NULL};
@@ -858,23 +894,12 @@ static Rv where(L *l, Node *call)
 	Rv c = {to_bool(l, a.a[0]->loc, expr(l, a.a[0]), "where"), false};
 	Rv x = expr(l, a.a[1]), y = expr(l, a.a[2]);
 	Type tx = ty(l, x.v), ty_ = ty(l, y.v), s;
-	ElemKind e;
-	if (tx.elem == TY_PTR || ty_.elem == TY_PTR) {
-		if (tx.elem != ty_.elem || tx.pointee != ty_.pointee)
-			error_at(l->d, call->loc, "'where' operands differ: %s and %s", tstr(l, tx), tstr(l, ty_));
-		e = TY_PTR;
-	} else {
-		e = promote(tx, x.weak, ty_, y.weak);
-	}
-	if (e != TY_PTR) {
-		check_weak(l, call->loc, x, e);
-		check_weak(l, call->loc, y, e);
-	}
+	ElemKind e = pair_elem(l, call, x, y);
 	if (!broadcast_shape(ty(l, c.v), tx, &s) || !broadcast_shape(s, ty_, &s))
 		error_at(l->d, call->loc, "shapes %s, %s and %s do not broadcast", tstr(l, ty(l, c.v)), tstr(l, tx),
 			 tstr(l, ty_));
-	ValId ops[3] = {broadcast_to(l, c.v, s), broadcast_to(l, e == TY_PTR ? x.v : cast_to(l, x.v, e), s),
-			broadcast_to(l, e == TY_PTR ? y.v : cast_to(l, y.v, e), s)};
+	ValId ops[3] = {broadcast_to(l, c.v, s), broadcast_to(l, cast_to(l, x.v, e), s),
+			broadcast_to(l, cast_to(l, y.v, e), s)};
 	return (Rv){emit(l, OP_SELECT, ty(l, ops[1]), ops, 3), x.weak && y.weak};
 }
 
@@ -904,6 +929,17 @@ static Rv reshape(L *l, Node *call)
 	return (Rv){reshape_to(l, call->loc, x.v, s.rank, s.shape), x.weak};
 }
 
+/* the 2-D tile x transposed */
+static ValId transpose(L *l, Loc loc, ValId x)
+{
+	Type t = ty(l, x);
+	int32_t s = t.shape[0];
+	t.shape[0] = t.shape[1];
+	t.shape[1] = s;
+	l->b.loc = loc;
+	return emit(l, OP_TRANS, t, &x, 1);
+}
+
 /* permute(x, dims): axis i of the result is axis dims[i] of x (trans in any rank). */
 static Rv permute(L *l, Node *call)
 {
@@ -911,9 +947,8 @@ static Rv permute(L *l, Node *call)
 	Args a = args_of(l, call, names, 2);
 	Rv x = expr(l, a.a[0]);
 	Type t = need_tensor(l, a.a[0], x, "permute"), r = t;
-	Node *d = a.a[1];
-	Node **items = d->kind == ND_LIST ? d->args : &d;
-	int n = d->kind == ND_LIST ? d->nargs : 1, seen = 0;
+	Node *d = a.a[1], **items;
+	int n = list_items(&d, &items), seen = 0;
 	bool same = true;
 	if (n != t.rank)
 		error_at(l->d, d->loc, "'permute' of %s needs %d dims, got %d", tstr(l, t), t.rank, n);
@@ -937,6 +972,16 @@ static Rv permute(L *l, Node *call)
 	return (Rv){v, x.weak};
 }
 
+/* a and b, of one type and shape, side by side along a new last axis of 2 */
+static ValId join_of(L *l, Loc loc, ValId a, ValId b)
+{
+	Type t = ty(l, a);
+	t.shape[t.rank++] = 2;
+	check_tile(l, loc, t.rank, t.shape);
+	l->b.loc = loc;
+	return emit(l, OP_JOIN, t, (ValId[]){a, b}, 2);
+}
+
 /*
  * join(a, b): a and b, promoted to one type and broadcast to one shape, side
  * by side along a new last axis of 2 ([..., 0] is a); interleave(a, b) is
@@ -948,16 +993,7 @@ static Rv join(L *l, Node *call, bool interleave)
 	Args a = args_of(l, call, names, 2);
 	Rv x = expr(l, a.a[0]), y = expr(l, a.a[1]);
 	Type tx = ty(l, x.v), ty_ = ty(l, y.v), s;
-	ElemKind e;
-	if (tx.elem == TY_PTR || ty_.elem == TY_PTR) {
-		if (tx.elem != ty_.elem || tx.pointee != ty_.pointee)
-			error_at(l->d, call->loc, "'%s' operands differ: %s and %s", call->name, tstr(l, tx), tstr(l, ty_));
-		e = TY_PTR;
-	} else {
-		e = promote(tx, x.weak, ty_, y.weak);
-		check_weak(l, call->loc, x, e);
-		check_weak(l, call->loc, y, e);
-	}
+	ElemKind e = pair_elem(l, call, x, y);
 	if (!broadcast_shape(tx, ty_, &s))
 		error_at(l->d, call->loc, "shapes %s and %s do not broadcast", tstr(l, tx), tstr(l, ty_));
 	if (s.rank == 0)
@@ -965,18 +1001,98 @@ static Rv join(L *l, Node *call, bool interleave)
 	if (s.rank >= MAX_RANK)
 		error_at(l->d, call->loc, "'%s' of rank-%d tiles needs a join of rank %d (at most %d)", call->name,
 			 s.rank, s.rank + 1, MAX_RANK);
-	ValId ops[2] = {broadcast_to(l, e == TY_PTR ? x.v : cast_to(l, x.v, e), s),
-			broadcast_to(l, e == TY_PTR ? y.v : cast_to(l, y.v, e), s)};
-	Type t = ty(l, ops[0]);
-	t.shape[t.rank++] = 2;
-	check_tile(l, call->loc, t.rank, t.shape);
-	l->b.loc = call->loc;
-	ValId j = emit(l, OP_JOIN, t, ops, 2);
+	ValId j = join_of(l, call->loc, broadcast_to(l, cast_to(l, x.v, e), s), broadcast_to(l, cast_to(l, y.v, e), s));
 	if (interleave) {
+		Type t = ty(l, j);
 		t.shape[t.rank - 2] *= 2;
 		j = reshape_to(l, call->loc, j, t.rank - 1, t.shape);
 	}
 	return (Rv){j, x.weak && y.weak};
+}
+
+/* broadcast_to(input, shape): input stretched to `shape` (a constant list) by numpy's rules, as tl.broadcast_to */
+static Rv broadcast_call(L *l, Node *call)
+{
+	static const char *const names[] = {"input", "shape", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]);
+	Type t = ty(l, x.v), s = shape_arg(l, a.a[1], t.elem);
+	if (!broadcasts_to(t, s))
+		error_at(l->d, call->loc, "cannot broadcast %s to the shape %s", tstr(l, t), shape_str(l, s));
+	l->b.loc = call->loc;
+	return (Rv){broadcast_to(l, x.v, s), false};
+}
+
+/*
+ * expand_dims(input, axis): input with a new axis of 1 at `axis`, or at
+ * each of a constant list of them, as tl.expand_dims: each counts in the
+ * result's rank r, from -r to r - 1 (negative from the end), and they are
+ * inserted in increasing order, so each lands where it says.
+ */
+static Rv expand_dims(L *l, Node *call)
+{
+	static const char *const names[] = {"input", "axis", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]);
+	Type t = ty(l, x.v);
+	Node **items;
+	int n = list_items(&a.a[1], &items), rank = t.rank + n, seen = 0;
+	if (rank > MAX_RANK)
+		error_at(l->d, a.a[1]->loc, "tensors of rank %d are not supported (at most %d)", rank, MAX_RANK);
+	for (int i = 0; i < n; i++) {
+		int64_t ax = const_arg(l, items[i], "axis must be a compile-time constant", false);
+		if (ax < -rank || ax >= rank)
+			error_at(l->d, items[i]->loc, "'expand_dims' axis %lld is out of range for a result of rank %d "
+				 "(-%d to %d)", (long long)ax, rank, rank, rank - 1);
+		ax += ax < 0 ? rank : 0;
+		if (seen & 1 << ax)
+			error_at(l->d, items[i]->loc, "'expand_dims' axis %lld is given twice", (long long)ax);
+		seen |= 1 << ax;
+	}
+	l->b.loc = call->loc;
+	ValId v = x.v;
+	for (int ax = 0; ax < rank; ax++)
+		if (seen & 1 << ax)
+			v = expand_at(l, v, ax);
+	return (Rv){v, false};
+}
+
+/* ravel(x, can_reorder?): x's elements in row-major order, as tl.ravel; the order is kept whatever can_reorder says */
+static Rv ravel(L *l, Node *call)
+{
+	static const char *const names[] = {"x", "can_reorder", NULL};
+	Args a = args_of(l, call, names, 1);
+	Rv x = expr(l, a.a[0]);
+	int32_t n = (int32_t)type_numel(need_tensor(l, a.a[0], x, "ravel"));
+	if (a.a[1])
+		const_arg(l, a.a[1], "can_reorder must be a compile-time constant", false);
+	return (Rv){reshape_to(l, call->loc, x.v, 1, &n), x.weak};
+}
+
+/*
+ * cat(input, other, can_reorder?): input then other along axis 0, as
+ * tl.cat, which may reorder them (this order is one it may give; a
+ * constant can_reorder is accepted and changes nothing).  Both flattened
+ * and joined ([n, 2]), then transposed: [2, n] in row-major order is
+ * input's elements and then other's.
+ */
+static Rv cat(L *l, Node *call)
+{
+	static const char *const names[] = {"input", "other", "can_reorder", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]), y = expr(l, a.a[1]);
+	ElemKind e = pair_elem(l, call, x, y);
+	Type tx = ty(l, x.v), ty_ = ty(l, y.v), r = tx;
+	if (tx.rank == 0 || tx.rank != ty_.rank || memcmp(tx.shape, ty_.shape, sizeof(int32_t) * tx.rank))
+		error_at(l->d, call->loc, "'cat' needs two tiles of one shape, got %s and %s", tstr(l, tx), tstr(l, ty_));
+	if (a.a[2])
+		const_arg(l, a.a[2], "can_reorder must be a compile-time constant", false);
+	int32_t n = (int32_t)type_numel(tx);
+	ValId j = join_of(l, call->loc, reshape_to(l, call->loc, cast_to(l, x.v, e), 1, &n),
+			  reshape_to(l, call->loc, cast_to(l, y.v, e), 1, &n));
+	r.shape[0] *= 2;
+	check_tile(l, call->loc, r.rank, r.shape);
+	return (Rv){reshape_to(l, call->loc, transpose(l, call->loc, j), r.rank, r.shape), x.weak && y.weak};
 }
 
 /* let a, b = split(x): x[..., 0] and x[..., 1] of x whose last axis is 2. */
@@ -1028,8 +1144,9 @@ static Rv flip(L *l, Node *call)
  * A hint on an assume adds to it, so the interpreter checks the two
  * together (multiple_of's run starts are max_contiguous's runs).
  */
-static Rv hint(L *l, Node *call, int which)
+static Rv hint(L *l, Node *call)
 {
+	int which = !strcmp(call->name, "multiple_of") ? 0 : !strcmp(call->name, "max_contiguous") ? 1 : 2;
 	static const char *const names[] = {"input", "values", NULL};
 	Args a = args_of(l, call, names, 2);
 	Rv x = expr(l, a.a[0]);
@@ -1260,15 +1377,8 @@ static Rv axis_index(L *l, Type t, int ax)
 	ValId pv = emit(l, OP_ARANGE, type_tensor(TY_I32, 1, &n), NULL, 0);
 	l->f->vals[pv].def->iattr[1] = n;
 	for (int d = 0; d < t.rank; d++)
-		if (d != ax) {
-			Type u = ty(l, pv);
-			int at = d < ax ? 0 : u.rank;
-			memmove(u.shape + at + 1, u.shape + at, sizeof(int32_t) * (u.rank - at));
-			u.shape[at] = 1;
-			u.rank++;
-			pv = emit(l, OP_EXPAND_DIMS, u, &pv, 1);
-			l->f->vals[pv].def->iattr[0] = at;
-		}
+		if (d != ax)
+			pv = expand_at(l, pv, d < ax ? 0 : ty(l, pv).rank);
 	return (Rv){pv, false};
 }
 
@@ -1380,6 +1490,106 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 	return k;
 }
 
+/* ---- integer built-ins ---- */
+
+/* x as xh * 2^32 + xl, xl its low word sign-extended: both at most 2^31 in magnitude */
+static void split_words(L *l, Loc loc, Rv x, Rv *xh, Rv *xl)
+{
+	*xl = (Rv){cast_to(l, cast_to(l, x.v, TY_I32), TY_I64), false};
+	Rv borrow = binary(l, loc, TK_SHR, *xl, weak_int(l, 63)); /* -1 where xl < 0 */
+	*xh = binary(l, loc, TK_MINUS, binary(l, loc, TK_SHR, x, weak_int(l, 32)), borrow);
+}
+
+/*
+ * The high half of the signed product of x and y (i32 or i64, one type),
+ * from products that fit in i64: i32 as one product of i64s; i64 by
+ * words, (xh yh) 2^64 + (xh yl + xl yh) 2^32 + xl yl, carrying the middle
+ * terms one at a time so that no sum overflows either.
+ */
+static Rv mul_high_signed(L *l, Loc loc, Rv x, Rv y)
+{
+	if (ty(l, x.v).elem == TY_I32) {
+		Rv p = binary(l, loc, TK_STAR, (Rv){cast_to(l, x.v, TY_I64), false}, (Rv){cast_to(l, y.v, TY_I64), false});
+		return (Rv){cast_to(l, binary(l, loc, TK_SHR, p, weak_int(l, 32)).v, TY_I32), false};
+	}
+	Rv xh, xl, yh, yl, low = weak_int(l, 0xffffffff);
+	split_words(l, loc, x, &xh, &xl);
+	split_words(l, loc, y, &yh, &yl);
+	Rv t = binary(l, loc, TK_STAR, xl, yl);
+	Rv m = binary(l, loc, TK_PLUS, binary(l, loc, TK_STAR, xh, yl), binary(l, loc, TK_SHR, t, weak_int(l, 32)));
+	Rv s = binary(l, loc, TK_PLUS, binary(l, loc, TK_AMP, m, low), binary(l, loc, TK_STAR, xl, yh));
+	Rv h = binary(l, loc, TK_PLUS, binary(l, loc, TK_STAR, xh, yh), binary(l, loc, TK_SHR, m, weak_int(l, 32)));
+	return binary(l, loc, TK_PLUS, h, binary(l, loc, TK_SHR, s, weak_int(l, 32)));
+}
+
+/*
+ * umulhi(x, y): the high half of the unsigned 2w-bit product of w-bit
+ * integers, i32 or i64, as tl.umulhi, its bits in the signed type.  A
+ * negative x is x + 2^w unsigned, which adds y 2^w to the product: so the
+ * signed high half, plus y where x < 0 and x where y < 0, modulo 2^w.
+ * The GPU takes a plain product's overflow as undefined (nsw), so
+ * unsigned products of whole words, which would overflow i64, are avoided.
+ */
+static Rv umulhi(L *l, Node *call)
+{
+	static const char *const names[] = {"x", "y", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]), y = expr(l, a.a[1]);
+	Type tx = ty(l, x.v), ty_ = ty(l, y.v);
+	if ((tx.elem != TY_I32 && tx.elem != TY_I64) || (ty_.elem != TY_I32 && ty_.elem != TY_I64))
+		error_at(l->d, call->loc, "'umulhi' needs i32 or i64 operands, got %s and %s", tstr(l, tx), tstr(l, ty_));
+	ElemKind e = promote(tx, x.weak, ty_, y.weak);
+	unify(l, call->loc, &x, &y, e);
+	x.weak = y.weak = false; /* folded constants wrap to e */
+	Rv h = mul_high_signed(l, call->loc, x, y);
+	for (int k = 0; k < 2; k++) {
+		Rv neg = binary(l, call->loc, TK_SHR, k ? y : x, weak_int(l, elem_bits(e) - 1));
+		h = wrapping(l, call->loc, TK_PLUS, h, binary(l, call->loc, TK_AMP, neg, k ? x : y));
+	}
+	return h;
+}
+
+/*
+ * let i2, j2 = swizzle2d(i, j, size_i, size_j, size_g): tl.swizzle2d's
+ * formula: (i, j) of a row-major size_i x size_j grid, renumbered down the
+ * columns of each group of size_g rows (the last group may have fewer).
+ * Integers, scalars or tiles, broadcasting; / and % truncate, as Triton's.
+ */
+static int swizzle2d(L *l, Node *call, Rv *out)
+{
+	static const char *const names[] = {"i", "j", "size_i", "size_j", "size_g", NULL};
+	Args a = args_of(l, call, names, 5);
+	Rv v[5];
+	Loc at = call->loc;
+	for (int k = 0; k < 5; k++) {
+		v[k] = expr(l, a.a[k]);
+		if (!elem_is_int(ty(l, v[k].v).elem))
+			error_at(l->d, a.a[k]->loc, "'swizzle2d' needs integers, got %s", tstr(l, ty(l, v[k].v)));
+	}
+	l->b.loc = at;
+	Rv ij = binary(l, at, TK_PLUS, binary(l, at, TK_STAR, v[0], v[3]), v[1]);
+	Rv group = binary(l, at, TK_STAR, v[4], v[3]); /* elements of a group */
+	Rv off = binary(l, at, TK_STAR, binary(l, at, TK_SLASH, ij, group), v[4]);
+	Rv rows = extremum(l, at, OP_MIN, binary(l, at, TK_MINUS, v[2], off), v[4]);
+	ij = binary(l, at, TK_PERCENT, ij, group);
+	out[0] = binary(l, at, TK_PLUS, off, binary(l, at, TK_PERCENT, ij, rows));
+	out[1] = binary(l, at, TK_SLASH, ij, rows);
+	return 2;
+}
+
+/* static_assert(cond, msg?): an error unless cond, a constant, holds, as tl.static_assert; no value */
+static Rv static_assert_call(L *l, Node *call)
+{
+	static const char *const names[] = {"cond", "msg", NULL};
+	Args a = args_of(l, call, names, 1);
+	Node *msg = a.a[1];
+	if (msg && msg->kind != ND_STR)
+		error_at(l->d, msg->loc, "static_assert's message must be a string literal");
+	if (!const_arg(l, a.a[0], "static_assert's condition must be a compile-time constant", false))
+		error_at(l->d, call->loc, "static_assert failed%s%s", msg ? ": " : "", msg ? msg->name : "");
+	return (Rv){0, false};
+}
+
 static ValId pointer_arg(L *l, Node *call, Node *n)
 {
 	Rv p = expr(l, n);
@@ -1392,10 +1602,10 @@ static ValId pointer_arg(L *l, Node *call, Node *n)
 static ValId mask_arg(L *l, Node *n, Type ptr)
 {
 	Rv m = expr(l, n);
-	Type t = ty(l, m.v), s;
+	Type t = ty(l, m.v);
 	if (t.elem != TY_I1)
 		error_at(l->d, n->loc, "mask must be i1 (a comparison), got %s", tstr(l, t));
-	if (!broadcast_shape(t, ptr, &s) || s.rank != ptr.rank || memcmp(s.shape, ptr.shape, sizeof(int32_t) * s.rank))
+	if (!broadcasts_to(t, ptr))
 		error_at(l->d, n->loc, "mask of type %s does not broadcast to the pointer's shape %s", tstr(l, t),
 			 shape_str(l, ptr));
 	return broadcast_to(l, m.v, ptr);
@@ -1405,10 +1615,10 @@ static ValId mask_arg(L *l, Node *n, Type ptr)
 static ValId value_arg(L *l, Node *call, Node *n, Type ptr)
 {
 	Rv v = expr(l, n);
-	Type t = ty(l, v.v), s;
+	Type t = ty(l, v.v);
 	if (t.elem == TY_PTR)
 		error_at(l->d, n->loc, "%s of a pointer value is not supported", call->name);
-	if (!broadcast_shape(t, ptr, &s) || s.rank != ptr.rank || memcmp(s.shape, ptr.shape, sizeof(int32_t) * s.rank))
+	if (!broadcasts_to(t, ptr))
 		error_at(l->d, n->loc, "'%s' value of type %s does not broadcast to the pointer's shape %s", call->name,
 			 tstr(l, t), shape_str(l, ptr));
 	check_weak(l, n->loc, v, ptr.pointee);
@@ -1539,7 +1749,7 @@ static Rv dot(L *l, Node *call)
 			error_at(l->d, a.a[2]->loc, "'dot' accumulator must be %s, got %s", tstr(l, rt), tstr(l, ty(l, c.v)));
 		acc = c.v;
 	} else {
-		acc = broadcast_to(l, acc_e == TY_F32 ? cfloat(l, acc_e, 0) : cint(l, acc_e, 0), rt);
+		acc = broadcast_to(l, zero_of(l, acc_e), rt);
 	}
 	int64_t tf32 = 0;
 	if (a.a[3])
@@ -1758,7 +1968,7 @@ static bool multi_valued(L *l, Node *e)
 	return e->kind == ND_CALL && (fn_index(l, e->name) >= 0 || !strcmp(e->name, "randint4x") ||
 				      !strcmp(e->name, "split") || !strcmp(e->name, "reduce") ||
 				      !strcmp(e->name, "associative_scan") || !strcmp(e->name, "sort") ||
-				      !strcmp(e->name, "topk"));
+				      !strcmp(e->name, "topk") || !strcmp(e->name, "swizzle2d"));
 }
 
 /* The values of e into out[], and how many: a multi_valued call's, else e's one. */
@@ -1775,6 +1985,8 @@ static int values_of(L *l, Node *e, Rv *out)
 		return combine_call(l, e, e->name[0] == 'a', out);
 	if (!strcmp(e->name, "sort") || !strcmp(e->name, "topk"))
 		return sort_call(l, e, e->name[0] == 't', out);
+	if (!strcmp(e->name, "swizzle2d"))
+		return swizzle2d(l, e, out);
 	return !strcmp(e->name, "split") ? split(l, e, out) : random_call(l, e, RAND_INT4, out);
 }
 
@@ -1894,18 +2106,32 @@ static int combine_call(L *l, Node *call, bool scan, Rv *out)
 	return k;
 }
 
+/* The built-ins that take their call alone, by name. */
+static const struct {
+	const char *name;
+	Rv (*lower)(L *l, Node *call);
+} builtins[] = {
+	{"load", load}, {"atomic_cas", atomic_cas}, {"dot", dot}, {"xor_sum", xor_sum}, {"sigmoid", sigmoid},
+	{"clamp", clamp}, {"fma", fma_call}, {"where", where}, {"umulhi", umulhi},
+	{"static_assert", static_assert_call}, {"reshape", reshape}, {"ravel", ravel}, {"broadcast_to", broadcast_call},
+	{"expand_dims", expand_dims}, {"cat", cat}, {"flip", flip}, {"permute", permute}, {"gather", gather},
+	{"histogram", histogram}, {"multiple_of", hint}, {"max_contiguous", hint}, {"max_constancy", hint},
+};
+
 /* Every name call() takes, and the type names: an fn may not take one. */
 static bool reserved_name(const char *s)
 {
 	static const char *const names[] = {
-		"program_id", "num_programs", "arange", "zeros", "full", "load", "store", "dot", "sum", "max", "min",
-		"argmax", "argmin", "cumsum", "cumprod", "sigmoid", "maximum", "minimum", "clamp", "fma", "where", "div_rn", "cast",
-		"cdiv", "trans", "permute", "reshape", "join", "split", "interleave", "rand", "randn", "randint",
-		"randint4x", "range", "inf", "nan", "atomic_cas", "reduce", "associative_scan", "flip", "sort", "topk", "xor_sum",
-		"gather", "histogram", "multiple_of", "max_contiguous", "max_constancy",
+		"program_id", "num_programs", "arange", "zeros", "full", "zeros_like", "store", "sum", "max", "min",
+		"argmax", "argmin", "cumsum", "cumprod", "maximum", "minimum", "div_rn", "cast", "cdiv", "trans", "join",
+		"split", "interleave", "rand", "randn", "randint", "randint4x", "range", "inf", "nan", "reduce",
+		"associative_scan", "sort", "topk", "swizzle2d",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(s, names[i]))
+			return true;
+	for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		if (!strcmp(s, builtins[i].name))
 			return true;
 	for (size_t i = 0; i < sizeof math / sizeof math[0]; i++)
 		if (!strcmp(s, math[i].name))
@@ -1944,6 +2170,9 @@ static Rv call(L *l, Node *n)
 {
 	const char *f = n->name;
 	l->b.loc = n->loc;
+	for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		if (!strcmp(f, builtins[i].name))
+			return builtins[i].lower(l, n);
 	if (!strcmp(f, "program_id") || !strcmp(f, "num_programs")) {
 		static const char *const names[] = {"axis", NULL};
 		Args a = args_of(l, n, names, 1);
@@ -1987,22 +2216,25 @@ static Rv call(L *l, Node *n)
 				error_at(l->d, a.a[1]->loc, "'full' of a pointer value is not supported");
 			s = cast_to(l, v.v, e);
 		} else {
-			s = elem_is_float(e) ? cfloat(l, e, 0) : cint(l, e, 0);
+			s = zero_of(l, e);
 		}
 		l->b.loc = n->loc;
 		return (Rv){emit(l, OP_SPLAT, t, &s, 1), false};
 	}
-	if (!strcmp(f, "load"))
-		return load(l, n);
+	if (!strcmp(f, "zeros_like")) { /* zeros of input's shape and type, as tl.zeros_like */
+		static const char *const names[] = {"input", NULL};
+		Args a = args_of(l, n, names, 1);
+		Type t = ty(l, expr(l, a.a[0]).v);
+		if (t.elem == TY_PTR)
+			error_at(l->d, a.a[0]->loc, "'zeros_like' of a pointer is not supported");
+		l->b.loc = n->loc;
+		return (Rv){broadcast_to(l, zero_of(l, t.elem), t), false};
+	}
 	if (!strcmp(f, "store"))
 		return store_like(l, n, OP_STORE, ATOM_ADD);
 	for (int k = 0; k < ATOM_COUNT; k++)
 		if (!strncmp(f, "atomic_", 7) && !strcmp(f + 7, atomic_names[k]))
 			return store_like(l, n, OP_ATOMIC, (AtomicKind)k);
-	if (!strcmp(f, "atomic_cas"))
-		return atomic_cas(l, n);
-	if (!strcmp(f, "dot"))
-		return dot(l, n);
 	if (!strcmp(f, "sum"))
 		return reduce(l, n, OP_SUM);
 	if (!strcmp(f, "max"))
@@ -2013,8 +2245,6 @@ static Rv call(L *l, Node *n)
 		return reduce(l, n, OP_ARGMAX);
 	if (!strcmp(f, "argmin"))
 		return reduce(l, n, OP_ARGMIN);
-	if (!strcmp(f, "xor_sum"))
-		return xor_sum(l, n);
 	if (!strcmp(f, "cumsum") || !strcmp(f, "cumprod"))
 		return cumsum(l, n, f[3] == 'p');
 	if (!strcmp(f, "reduce") || !strcmp(f, "associative_scan") || !strcmp(f, "sort") || !strcmp(f, "topk")) {
@@ -2027,16 +2257,8 @@ static Rv call(L *l, Node *n)
 	for (size_t i = 0; i < sizeof math / sizeof math[0]; i++)
 		if (!strcmp(f, math[i].name))
 			return unary_math(l, n, math[i].op);
-	if (!strcmp(f, "sigmoid"))
-		return sigmoid(l, n);
 	if (!strcmp(f, "maximum") || !strcmp(f, "minimum"))
 		return minmax(l, n, f[1] == 'a');
-	if (!strcmp(f, "clamp"))
-		return clamp(l, n);
-	if (!strcmp(f, "fma"))
-		return fma_call(l, n);
-	if (!strcmp(f, "where"))
-		return where(l, n);
 	if (!strcmp(f, "rand") || !strcmp(f, "randn") || !strcmp(f, "randint")) {
 		Rv r[1];
 		random_call(l, n, f[4] == 'i' ? RAND_INT : f[4] == 'n' ? RAND_NORMAL : RAND_UNIFORM, r);
@@ -2072,6 +2294,8 @@ static Rv call(L *l, Node *n)
 				 elem_name(from), elem_name(e), elem_bits(from), elem_bits(e));
 		return (Rv){from == e ? x.v : bitcast(l, x.v, e), false};
 	}
+	if (!strcmp(f, "swizzle2d"))
+		error_at(l->d, n->loc, "'swizzle2d' gives 2 values; take them with 'let i, j = swizzle2d(...);'");
 	if (!strcmp(f, "cdiv")) {
 		static const char *const names[] = {"a", "b", NULL};
 		Args a = args_of(l, n, names, 2);
@@ -2084,18 +2308,6 @@ static Rv call(L *l, Node *n)
 		t = binary(l, n->loc, TK_MINUS, t, one);
 		return binary(l, n->loc, TK_SLASH, t, y);
 	}
-	if (!strcmp(f, "reshape"))
-		return reshape(l, n);
-	if (!strcmp(f, "flip"))
-		return flip(l, n);
-	if (!strcmp(f, "gather"))
-		return gather(l, n);
-	if (!strcmp(f, "multiple_of") || !strcmp(f, "max_contiguous") || !strcmp(f, "max_constancy"))
-		return hint(l, n, !strcmp(f, "multiple_of") ? 0 : !strcmp(f, "max_contiguous") ? 1 : 2);
-	if (!strcmp(f, "histogram"))
-		return histogram(l, n);
-	if (!strcmp(f, "permute"))
-		return permute(l, n);
 	if (!strcmp(f, "join") || !strcmp(f, "interleave"))
 		return join(l, n, f[0] == 'i');
 	if (!strcmp(f, "split"))
@@ -2104,14 +2316,9 @@ static Rv call(L *l, Node *n)
 		static const char *const names[] = {"x", NULL};
 		Args a = args_of(l, n, names, 1);
 		Rv x = expr(l, a.a[0]);
-		Type t = ty(l, x.v);
-		if (t.rank != 2)
-			error_at(l->d, n->loc, "'trans' needs a 2-D tensor, got %s", tstr(l, t));
-		int32_t s = t.shape[0];
-		t.shape[0] = t.shape[1];
-		t.shape[1] = s;
-		l->b.loc = n->loc;
-		return (Rv){emit(l, OP_TRANS, t, &x.v, 1), false};
+		if (ty(l, x.v).rank != 2)
+			error_at(l->d, n->loc, "'trans' needs a 2-D tensor, got %s", tstr(l, ty(l, x.v)));
+		return (Rv){transpose(l, n->loc, x.v), false};
 	}
 	int idx = fn_index(l, f);
 	if (idx >= 0)
@@ -2137,21 +2344,10 @@ static Rv index_expr(L *l, Node *n)
 	if (n->nargs > MAX_RANK)
 		error_at(l->d, n->loc, "tensors of rank %d are not supported (at most %d)", n->nargs, MAX_RANK);
 	ValId v = x.v;
-	if (t.rank == 0 && n->nargs > 0) /* scalar[None] -> tensor<1xT> */
-		v = broadcast_to(l, v, type_tensor(t.elem, 1, (int32_t[]){1}));
-	Type cur = ty(l, v);
-	for (int i = 0; i < n->nargs; i++) {
-		if (n->args[i]->kind != ND_NONE || (t.rank == 0 && i == 0))
-			continue;
-		Type u = cur;
-		memmove(u.shape + i + 1, u.shape + i, sizeof(int32_t) * (cur.rank - i));
-		u.shape[i] = 1;
-		u.rank++;
-		l->b.loc = n->loc;
-		v = emit(l, OP_EXPAND_DIMS, u, &v, 1);
-		l->f->vals[v].def->iattr[0] = i;
-		cur = u;
-	}
+	l->b.loc = n->loc;
+	for (int i = 0; i < n->nargs; i++) /* scalar[None] -> tensor<1xT> */
+		if (n->args[i]->kind == ND_NONE)
+			v = expand_at(l, v, i);
 	return (Rv){v, false};
 }
 
@@ -2184,10 +2380,12 @@ static Rv eval(L *l, Node *n)
 	case ND_CALL: r = call(l, n); break;
 	case ND_INDEX: r = index_expr(l, n); break;
 	case ND_TYPE: error_at(l->d, n->loc, "a type is not a value here");
-	case ND_LIST: error_at(l->d, n->loc, "a shape list is only valid as the shape argument of zeros or full");
+	case ND_LIST: error_at(l->d, n->loc, "a list is only valid as a shape (zeros, full, reshape, broadcast_to), "
+			       "permute's dims or expand_dims's axis");
 	case ND_TUPLE: error_at(l->d, n->loc, "a tuple (a, b, ...) is only valid as the input of reduce, "
 				"associative_scan, sort or topk");
-	case ND_STR: error_at(l->d, n->loc, "a string is only valid as an atomic's sem= or scope=");
+	case ND_STR: error_at(l->d, n->loc, "a string is only valid as an atomic's sem= or scope=, or static_assert's "
+			      "message");
 	case ND_NONE:
 	case ND_SLICE: error_at(l->d, n->loc, "'%s' is only valid inside an index", n->kind == ND_NONE ? "None" : ":");
 	default: die("expr kind %d", n->kind);
@@ -2301,8 +2499,8 @@ static void unpack(L *l, Node *n)
 {
 	Node *c = n->lhs;
 	if (!multi_valued(l, c))
-		error_at(l->d, c->loc, "only a call of an fn, randint4x, split, or reduce, associative_scan, sort or topk of a tuple "
-			 "gives several values");
+		error_at(l->d, c->loc, "only a call of an fn, randint4x, split, swizzle2d, or reduce, associative_scan, sort or "
+			 "topk of a tuple gives several values");
 	for (int i = 0; i < n->nargs; i++)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(n->args[i]->name, n->args[j]->name) && strcmp(n->args[i]->name, "_"))

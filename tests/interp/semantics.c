@@ -7,8 +7,9 @@
  * first index; if/else in a loop and atomic_add's old value; the math
  * functions (libm's f32 ones, fma rounded once, floor and ceil folded
  * exactly, clamp); fn helpers; random numbers; the atomics; cumsum; while loops, a lock, float
- * atomic max/min and atomic_cas; bitcasts and 16-bit float sorts.  Runs at
- * opt 0 and opt 1, which must agree.
+ * atomic max/min and atomic_cas; bitcasts and 16-bit float sorts; the
+ * shape built-ins, static_assert, swizzle2d and umulhi.  Runs at opt 0 and
+ * opt 1, which must agree.
  */
 #include "run.h"
 
@@ -577,6 +578,135 @@ static void test_bitcasts(int opt, int32_t *oi, uint16_t *oh)
 	CHECKF(oi[8] == 0x3f800000, "bitcast of the constant 1.0 (opt %d): %#x", opt, (unsigned)oi[8]);
 }
 
+/*
+ * The shape built-ins (broadcast_to, expand_dims with one axis, a
+ * negative one and a list, of a tile and of a scalar; ravel, zeros_like,
+ * cat of 1-D and 2-D tiles), static_assert that holds, swizzle2d of tiles
+ * (a last group of fewer rows) and of scalars, and umulhi of i32 and i64,
+ * against 64- and 128-bit unsigned products on the host: 0, -1, the
+ * minimum, the maximum, words at the 32-bit boundary and random values,
+ * broadcast, promoted and folded.
+ */
+static const char *more =
+	"kernel more(o: *i32, ol: *i64, x: *i32, xl: *i64, s: i32, n: i32, B: const i32 = 16) {\n"
+	"    static_assert(B % 4 == 0, \"B is a multiple of 4\");\n"
+	"    static_assert(true);\n"
+	"    let i = arange(0, B);\n"
+	"    let q = arange(0, 4);\n"
+	"    let a = load(x + i);\n"
+	"    let b = load(x + B + i);\n"
+	"    let c = load(xl + i);\n"
+	"    let d = load(xl + B + i);\n"
+	"    store(o + i, umulhi(a, b));\n"
+	"    store(o + 16 + i, umulhi(a, -7));\n"
+	"    store(o + 32 + i, umulhi(x = s, y = a));\n"
+	"    store(o + 48, umulhi(-1, -1));\n"
+	"    store(o + 49, umulhi(65536, 65536));\n"
+	"    let m = reshape(a, [4, 4]);\n"
+	"    store(o + 64 + arange(0, 32), ravel(broadcast_to(m, [2, 4, 4])));\n"
+	"    store(o + 96 + i, ravel(broadcast_to(expand_dims(q, 1), [4, 4])));\n"
+	"    store(o + 112 + i, ravel(broadcast_to(input = expand_dims(q, -2), shape = [4, 4])));\n"
+	"    store(o + 128 + i, ravel(broadcast_to(expand_dims(input = q, axis = [0, 2]), [2, 4, 2])));\n"
+	"    store(o + 144 + q, ravel(broadcast_to(expand_dims(n, [0, -1]), [2, 2])));\n"
+	"    store(o + 148 + q, broadcast_to(7, [4]));\n"
+	"    store(o + 152 + i, ravel(zeros_like(m), can_reorder = true));\n"
+	"    store(o + 168 + arange(0, 32), cat(a, b));\n"
+	"    store(o + 200 + arange(0, 32), ravel(cat(input = trans(m), other = reshape(b, [4, 4]), can_reorder = true)));\n"
+	"    let r = arange(0, 8);\n"
+	"    let si, sj = swizzle2d(r[:, None], r[None, :], 7, 8, 3);\n"
+	"    store(o + 232 + arange(0, 64), ravel(si));\n"
+	"    store(o + 296 + arange(0, 64), ravel(sj));\n"
+	"    let ti, tj = swizzle2d(n, 5, size_i = 7, size_j = 8, size_g = 3);\n"
+	"    store(o + 360, ti);\n"
+	"    store(o + 361, tj);\n"
+	"    store(ol + i, umulhi(c, d));\n"
+	"    store(ol + 16 + i, umulhi(c, a));\n"
+	"    store(ol + 32, umulhi(cast(-1, i64), cast(-1, i64)));\n"
+	"    store(ol + 33, umulhi(cast(-1, i64), 2));\n"
+	"    store(ol + 34 + i, zeros_like(c));\n"
+	"}\n";
+
+static int32_t umulhi32(int32_t a, int32_t b) { return (int32_t)(((uint64_t)(uint32_t)a * (uint32_t)b) >> 32); }
+
+static int64_t umulhi64(int64_t a, int64_t b)
+{
+	return (int64_t)(uint64_t)(((unsigned __int128)(uint64_t)a * (uint64_t)b) >> 64);
+}
+
+/* Triton's swizzle2d, in C (the indices are not negative, so C's / and % are Python's) */
+static void swizzle_ref(int i, int j, int size_i, int size_j, int size_g, int32_t *ni, int32_t *nj)
+{
+	int ij = i * size_j + j, gj = size_g * size_j, off = ij / gj * size_g;
+	int g = size_i - off < size_g ? size_i - off : size_g;
+	ij %= gj;
+	*ni = off + ij % g;
+	*nj = ij / g;
+}
+
+static void test_more(int opt, int32_t *o, int64_t *ol)
+{
+	int32_t x[32] = {0, -1, INT32_MIN, INT32_MAX, -1, INT32_MIN, 1, -2, 65536, -65536, 0x7fffffff, 12345};
+	int32_t y[16] = {-1, -1, INT32_MIN, INT32_MAX, INT32_MIN, -1, -1, -2, 65536, 65536, -1};
+	int64_t xl[32] = {0, -1, INT64_MIN, INT64_MAX, -1, INT64_MIN, INT64_MIN, 0xffffffff, 0x100000000, -0x80000000LL,
+			  0x7fffffff, -0xffffffffLL};
+	int64_t yl[16] = {-1, -1, INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX, -1, 0xffffffff, 0xffffffff, -0x80000000LL,
+			  0x80000000, -0xffffffffLL};
+	uint64_t seed = 12345;
+	for (int k = 0; k < 32; k++) { /* random values past the chosen ones */
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		if (k >= 12)
+			x[k] = (int32_t)(seed >> 32), xl[k] = (int64_t)(seed ^ (seed << 17));
+		if (k >= 11 && k < 16)
+			y[k] = (int32_t)seed;
+		if (k >= 12 && k < 16)
+			yl[k] = (int64_t)(seed * 0x9e3779b97f4a7c15ull);
+	}
+	for (int k = 0; k < 16; k++)
+		x[16 + k] = y[k], xl[16 + k] = yl[k];
+	int32_t want[362];
+	int64_t wantl[50];
+	for (int k = 0; k < 362; k++)
+		want[k] = o[k] = REF_POISON_INT;
+	for (int k = 0; k < 50; k++)
+		wantl[k] = ol[k] = REF_POISON_INT;
+	int32_t s = INT32_MIN, n = 6;
+	for (int k = 0; k < 16; k++) {
+		want[k] = umulhi32(x[k], x[16 + k]);
+		want[16 + k] = umulhi32(x[k], -7);
+		want[32 + k] = umulhi32(s, x[k]);
+		want[64 + k] = want[80 + k] = x[k];
+		want[96 + k] = k / 4;
+		want[112 + k] = k % 4;
+		want[128 + k] = k / 2 % 4;
+		want[152 + k] = 0;
+		want[168 + k] = x[k];
+		want[184 + k] = want[216 + k] = x[16 + k];
+		want[200 + k] = x[k % 4 * 4 + k / 4];
+		wantl[k] = umulhi64(xl[k], xl[16 + k]);
+		wantl[16 + k] = umulhi64(xl[k], x[k]);
+		wantl[34 + k] = 0;
+	}
+	want[48] = -2;
+	want[49] = 1;
+	for (int k = 0; k < 4; k++)
+		want[144 + k] = n, want[148 + k] = 7;
+	for (int r = 0; r < 8; r++)
+		for (int c = 0; c < 8; c++)
+			swizzle_ref(r, c, 7, 8, 3, &want[232 + r * 8 + c], &want[296 + r * 8 + c]);
+	swizzle_ref(n, 5, 7, 8, 3, &want[360], &want[361]);
+	wantl[32] = -2;
+	wantl[33] = 1;
+	KArg k[] = {kbuf(o, 362 * 4), kbuf(ol, 50 * 8), kbuf(x, sizeof x), kbuf(xl, sizeof xl), kint(s), kint(n)};
+	if (!CHECKF(run_text("more.tile", more, NULL, NULL, 0, opt, k, 6, 1, 1, 1) == 0, "more: %s", run_error))
+		return;
+	for (int i = 0; i < 362; i++)
+		CHECKF(o[i] == want[i], "more (opt %d): i32 element %d is %d (%#x), want %d (%#x)", opt, i, o[i],
+		       (unsigned)o[i], want[i], (unsigned)want[i]);
+	for (int i = 0; i < 50; i++)
+		CHECKF(ol[i] == wantl[i], "more (opt %d): i64 element %d is %#llx, want %#llx", opt, i,
+		       (unsigned long long)ol[i], (unsigned long long)wantl[i]);
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
@@ -591,6 +721,8 @@ int main(void)
 	int32_t osh[2][108];
 	int32_t obi[2][9];
 	uint16_t obh[2][16];
+	int32_t omo[2][362];
+	int64_t omol[2][50];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
 		test_halfs(opt, oh[opt], ob[opt], of[opt]);
@@ -604,7 +736,10 @@ int main(void)
 		test_loops(opt, olp[opt], olf[opt]);
 		test_shapes(opt, osh[opt]);
 		test_bitcasts(opt, obi[opt], obh[opt]);
+		test_more(opt, omo[opt], omol[opt]);
 	}
+	check_same("more", omo[0], omo[1], sizeof omo[0]);
+	check_same("more i64", omol[0], omol[1], sizeof omol[0]);
 	check_same("bitcasts", obi[0], obi[1], sizeof obi[0]);
 	check_same("bitcasts f16", obh[0], obh[1], sizeof obh[0]);
 	check_same("shapes", osh[0], osh[1], sizeof osh[0]);
