@@ -19,7 +19,7 @@ import triton.language as tl  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
-from ptx_ab import exit_unless_close, fresh_rounds, pick_config, print_rates, ratio_line, rows_main  # noqa: E402
+from ptx_ab import exit_unless_close, race_warps, rows_main  # noqa: E402
 
 SHAPES = [(4096, 1024), (4096, 4096), (16384, 256)]
 WARPS = [1, 2, 4, 8, 16]
@@ -78,15 +78,7 @@ def torch_fn(p):
 
 
 def one(rows, n, rounds):
-    p = Problem(rows, n)
-    gbs = lambda ms: p.nbytes() / (ms * 1e-3) / 1e9  # noqa: E731
-    t_w = pick_config("tilec", WARPS, lambda w: tilec_fn(p, w), p.check, gbs, "GB/s")
-    r_w = pick_config("triton", WARPS, lambda w: triton_fn(p, w), p.check, gbs, "GB/s")
-    print(f"cumsum f32 rows={rows} n={n}: tilec {t_w} warps, triton {r_w} warps; {rounds} rounds x {REPS} reps")
-    runs = {"tilec": (tilec_fn(p, t_w), None), "triton": (triton_fn(p, r_w), None)}
-    got = fresh_rounds(p, runs, lambda: {"torch": torch_fn(p)}, rounds, REPS)
-    print_rates(got, "GB/s", "torch")
-    print(ratio_line(got))
+    race_warps(Problem(rows, n), f"cumsum f32 rows={rows} n={n}", tilec_fn, triton_fn, torch_fn, WARPS, rounds, REPS)
 
 
 if __name__ == "__main__":

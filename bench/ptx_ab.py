@@ -217,6 +217,20 @@ def fresh_rounds(p, runs, per_round, rounds, reps):
     return got
 
 
+def race_warps(p, what, tilec_fn, triton_fn, torch_fn, warps, rounds, reps):
+    """tilec's and Triton's kernels for problem p, each at its fastest of `warps` (fn(p, w) makes the call),
+    then fresh_rounds of both with torch's (torch_fn(p): run, out) over `rounds` x `reps`; prints the
+    picks under `what`, the GB/s table and the ratios."""
+    gbs = lambda ms: p.nbytes() / (ms * 1e-3) / 1e9  # noqa: E731
+    t_w = pick_config("tilec", warps, lambda w: tilec_fn(p, w), p.check, gbs, "GB/s")
+    r_w = pick_config("triton", warps, lambda w: triton_fn(p, w), p.check, gbs, "GB/s")
+    print(f"{what}: tilec {t_w} warps, triton {r_w} warps; {rounds} rounds x {reps} reps")
+    runs = {"tilec": (tilec_fn(p, t_w), None), "triton": (triton_fn(p, r_w), None)}
+    got = fresh_rounds(p, runs, lambda: {"torch": torch_fn(p)}, rounds, reps)
+    print_rates(got, "GB/s", "torch")
+    print(ratio_line(got))
+
+
 def row_loop_source(path, stages):
     """The text of the example at path with its row loop's num_stages=2 made `stages` (a loop that ends in
     `num_programs(0), num_stages=2)`, once in the file)."""
