@@ -1426,6 +1426,90 @@ static void case_gather(int rows, int cols, int k, int bins, int warps)
 }
 
 /*
+ * The front end's Triton built-ins on the GPU, exact: umulhi of random i32
+ * and i64 bits (the unsigned high half); a copy through offsets rotated by
+ * K rows modulo M = R * C, whose runs the hints give back to the compiler
+ * (the rotation keeps runs of C from multiples of C); ravel of trans, cat
+ * of a tile and its double, broadcast_to of expand_dims of each row's max,
+ * and swizzle2d over zeros_like-broadcast indices in groups of 4 rows.
+ */
+static const char *builtins_src =
+	"kernel builtins(o32: *i32, o64: *i64, of: *f32, x: *i32, y: *i64, f: *f32, K: i32, M: i32,\n"
+	"                R: const i32 = 16, C: const i32 = 64) {\n"
+	"    static_assert(R * C <= 4096, \"one tile\");\n"
+	"    let i = arange(0, R * C);\n"
+	"    let a = load(x + i);\n"
+	"    store(o32 + i, umulhi(a, load(x + R * C + i)));\n"
+	"    store(o64 + i, umulhi(load(y + i), load(y + R * C + i)));\n"
+	"    let offs = max_contiguous(multiple_of((i + K * C) % M, C), C);\n"
+	"    store(of + i, load(f + offs));\n"
+	"    let t = reshape(load(f + i), [R, C]);\n"
+	"    store(of + R * C + i, ravel(trans(t)));\n"
+	"    store(of + 2 * R * C + arange(0, 2 * R * C), ravel(cat(t, t * 2.0)));\n"
+	"    let ti = reshape(a, [R, C]);\n"
+	"    store(o32 + R * C + i, ravel(broadcast_to(expand_dims(max(ti, 1), 1), [R, C])));\n"
+	"    let si, sj = swizzle2d(arange(0, R)[:, None] + zeros_like(ti), arange(0, C)[None, :], R, C, 4);\n"
+	"    store(o32 + 2 * R * C + i, ravel(si * C + sj));\n"
+	"}\n";
+
+static void case_builtins(int rows, int cols, int warps)
+{
+	if (!want("builtins"))
+		return;
+	Case c;
+	start(&c, "builtins %dx%d warps=%d", rows, cols, warps);
+	int n = rows * cols, k = 3 % rows;
+	int32_t *x = xmalloc(8 * (size_t)n), *o32 = xmalloc(12 * (size_t)n);
+	int64_t *y = xmalloc(16 * (size_t)n), *o64 = xmalloc(8 * (size_t)n);
+	float *f = xmalloc(4 * (size_t)n), *of = xmalloc(16 * (size_t)n);
+	for (int i = 0; i < 2 * n; i++) {
+		x[i] = (int32_t)(uint32_t)uniform(0, 4294967296.0);
+		y[i] = (int64_t)((uint64_t)uniform(0, 4294967296.0) << 32 | (uint64_t)uniform(0, 4294967296.0));
+	}
+	x[0] = -1, x[n] = -1, y[1] = INT64_MIN, y[n + 1] = -1;
+	fill_f32(f, (size_t)n, -100, 100);
+	Buf bufs[] = {{o32, 12 * (size_t)n, OUT}, {o64, 8 * (size_t)n, OUT}, {of, 16 * (size_t)n, OUT},
+	              {x, 8 * (size_t)n, IN},    {y, 16 * (size_t)n, IN},   {f, 4 * (size_t)n, IN}};
+	Launch l = {.file = "builtins.tile", .src = builtins_src, .kernel = "builtins",
+	            .defs = {{"R", rows}, {"C", cols}}, .ndefs = 2, .num_warps = warps, .grid = 1,
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), AI32(k), AI32(n)}, .nargs = 8,
+	            .bufs = bufs, .nbufs = 6};
+	void *ir[6] = {NULL};
+	if (run_both(&c, &l, true, ir)) {
+		for (int i = 0; i < n && !c.failed; i++) {
+			int r = i / cols, q = i % cols, rmax = INT32_MIN;
+			for (int j = 0; j < cols; j++)
+				rmax = x[r * cols + j] > rmax ? x[r * cols + j] : rmax;
+			/* Triton's swizzle2d(r, q, rows, cols, 4) */
+			int ij = r * cols + q, gj = 4 * cols, off = ij / gj * 4, g = rows - off < 4 ? rows - off : 4;
+			int si = off + ij % gj % g, sj = ij % gj / g;
+			int32_t hi32 = (int32_t)(uint32_t)((uint64_t)(uint32_t)x[i] * (uint32_t)x[n + i] >> 32);
+			int64_t hi64 = (int64_t)(uint64_t)((unsigned __int128)(uint64_t)y[i] * (uint64_t)y[n + i] >> 64);
+			if (o32[i] != hi32)
+				fail(&c, "umulhi i32 at %d: %d, want %d", i, o32[i], hi32);
+			else if (o64[i] != hi64)
+				fail(&c, "umulhi i64 at %d: %lld, want %lld", i, (long long)o64[i], (long long)hi64);
+			else if (of[i] != f[(i + k * cols) % n])
+				fail(&c, "hinted copy at %d: %g, want %g", i, (double)of[i], (double)f[(i + k * cols) % n]);
+			else if (of[n + i] != f[(i % rows) * cols + i / rows])
+				fail(&c, "ravel(trans) at %d: %g", i, (double)of[n + i]);
+			else if (of[2 * n + i] != f[i] || of[3 * n + i] != 2 * f[i])
+				fail(&c, "cat at %d: %g and %g", i, (double)of[2 * n + i], (double)of[3 * n + i]);
+			else if (o32[n + i] != rmax)
+				fail(&c, "broadcast_to of the row max at %d: %d, want %d", i, o32[n + i], rmax);
+			else if (o32[2 * n + i] != si * cols + sj)
+				fail(&c, "swizzle2d at %d: %d, want %d", i, o32[2 * n + i], si * cols + sj);
+		}
+		if (ir[0] && (memcmp(ir[0], o32, 12 * (size_t)n) != 0 || memcmp(ir[1], o64, 8 * (size_t)n) != 0 ||
+		              memcmp(ir[2], of, 16 * (size_t)n) != 0))
+			fail(&c, "the interpreter's results differ from the GPU's");
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 6);
+	free(x), free(o32), free(y), free(o64), free(f), free(of);
+}
+
+/*
  * reduce and associative_scan with combine fns, on an R x C tile along
  * both axes: a sum (f32, within the sum of magnitudes' rounding), the first
  * index of the largest value (i32 operand beside the f32 one, exact), the
@@ -2708,6 +2792,9 @@ static void run_all(void)
 	case_gather(2, 16, 4, 8, 4);
 	case_gather(64, 64, 128, 1024, 8);
 	case_gather(16, 128, 8, 256, 1);
+	case_builtins(16, 64, 4);
+	case_builtins(8, 16, 2);
+	case_builtins(32, 128, 8);
 	case_scan(1, 1024, 1, 1, 4);
 	case_scan(1, 4096, 1, 0, 8);
 	case_scan(1, 32, 1, 0, 1);
