@@ -67,6 +67,7 @@ struct Interp {
 	int64_t capscratch;
 	int pid[3], grid[3];
 	int64_t writes;   /* stores and atomics that changed memory (exec_do_while) */
+	FILE *out;        /* device_print's lines */
 	jmp_buf jmp;
 	char err[1024];
 };
@@ -1029,6 +1030,49 @@ static void exec_histogram(Interp *it, Op *op)
 			r->d[a->d[i].i].i++;
 }
 
+/*
+ * print: a line per element, "pid (x, y, z) idx (i, j) <text><value>", as
+ * codegen's vprintf writes it (cg_debug.c), each operand after the other;
+ * with several operands the text is followed by "(operand k) ".
+ */
+static void exec_print(Interp *it, Op *op)
+{
+	for (int k = 0; k < op->nopnds; k++) {
+		Tile *a = arg(it, op, k, -1);
+		Type t = a->type;
+		for (int64_t i = 0; i < a->n; i++) {
+			int64_t at[MAX_RANK] = {0}, rest = i;
+			for (int d = t.rank - 1; d >= 0; d--)
+				at[d] = rest % t.shape[d], rest /= t.shape[d];
+			fprintf(it->out, "pid (%d, %d, %d) idx (", it->pid[0], it->pid[1], it->pid[2]);
+			for (int d = 0; d < t.rank; d++)
+				fprintf(it->out, "%s%lld", d ? ", " : "", (long long)at[d]);
+			fprintf(it->out, ") %s", op->sattr);
+			if (op->nopnds > 1)
+				fprintf(it->out, "(operand %d) ", k);
+			Elt x = AT(a, i);
+			if (elem_is_float(t.elem))
+				fprintf(it->out, t.elem == TY_F64 ? "%.17g\n" : "%.9g\n", x.f);
+			else if (t.elem == TY_PTR || op->iattr[0])
+				fprintf(it->out, "0x%llx\n", (unsigned long long)x.i &
+				        (t.elem == TY_PTR || elem_bits(t.elem) == 64 ? ~0ull : (1ull << elem_bits(t.elem)) - 1));
+			else
+				fprintf(it->out, "%lld\n", (long long)x.i);
+		}
+	}
+	fflush(it->out);
+}
+
+static void exec_assert(Interp *it, Op *op)
+{
+	Tile *a = arg(it, op, 0, -1);
+	for (int64_t i = 0; i < a->n; i++)
+		if (!AT(a, i).i && a->type.rank)
+			fail(it, op->loc, "device_assert failed at element %lld: %s", (long long)i, op->sattr);
+		else if (!AT(a, i).i)
+			fail(it, op->loc, "device_assert failed: %s", op->sattr);
+}
+
 /* it->scratch with room for n elements. */
 static Elt *scratch(Interp *it, int64_t n, Loc loc)
 {
@@ -1333,7 +1377,8 @@ static void exec_if(Interp *it, Op *op)
 
 static void exec_op(Interp *it, Op *op)
 {
-	bool no_result = op->code == OP_STORE || ir_is_atomic(op->code) || op_has(op->code, F_REGION);
+	bool no_result = op->code == OP_STORE || op->code == OP_PRINT || op->code == OP_ASSERT ||
+			 ir_is_atomic(op->code) || op_has(op->code, F_REGION);
 	if (op->nres < 1 && !no_result)
 		fail(it, op->loc, "malformed IR: %s has no result", op_info[op->code].text);
 	switch (op->code) {
@@ -1361,6 +1406,8 @@ static void exec_op(Interp *it, Op *op)
 	case OP_CUMSUM: exec_cumsum(it, op); break;
 	case OP_XORPERM: exec_xorperm(it, op); break;
 	case OP_GATHER: exec_gather(it, op); break;
+	case OP_PRINT: exec_print(it, op); break;
+	case OP_ASSERT: exec_assert(it, op); break;
 	case OP_HISTOGRAM: exec_histogram(it, op); break;
 	case OP_REDUCE:
 	case OP_SCAN: exec_combine(it, op); break;
@@ -1378,6 +1425,11 @@ static void exec_op(Interp *it, Op *op)
 
 /* ---- entry points ---- */
 
+void interp_set_output(Interp *it, FILE *out)
+{
+	it->out = out;
+}
+
 Interp *interp_new(Func *f, const char *file_name)
 {
 	Interp *it = calloc(1, sizeof *it);
@@ -1385,6 +1437,7 @@ Interp *interp_new(Func *f, const char *file_name)
 		return NULL;
 	it->f = f;
 	it->file = file_name ? file_name : f->name;
+	it->out = stdout;
 	it->tiles = calloc((size_t)f->nvals + 1, sizeof(Tile));
 	if (!it->tiles) {
 		free(it);

@@ -13,6 +13,8 @@
 
 #include "ir.h"
 
+#include <stdio.h>
+
 typedef struct Interp Interp;
 
 /* One kernel argument: `i` for integer and i1 parameters, `f` for floats,
@@ -31,5 +33,7 @@ uint64_t interp_buffer(Interp *it, void *host, size_t bytes);
 /* Run the whole grid. Returns 0, or -1 with the message in interp_error(). */
 int interp_run(Interp *it, const InterpArg *args, int nargs, const int grid[3]);
 const char *interp_error(const Interp *it);
+/* Where device_print writes (stdout unless set). */
+void interp_set_output(Interp *it, FILE *out);
 
 #endif

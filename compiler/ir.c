@@ -407,6 +407,7 @@ Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap)
 	c->iattr[0] = op->iattr[0];
 	c->iattr[1] = op->iattr[1];
 	c->fattr = op->fattr;
+	c->sattr = op->sattr;
 	for (int i = 0; i < op->nres; i++)
 		clone_val(f, op->res[i], c->res[i], map, nmap);
 	c->nblocks = op->nblocks;

@@ -111,6 +111,7 @@ struct Op {
 	int nres;
 	int64_t iattr[2];
 	double fattr;
+	const char *sattr; /* print's prefix, assert's message (no '"' or newline); else NULL */
 	Block *blocks[2]; /* for: body; if: then, else */
 	int nblocks;
 	Loc loc;

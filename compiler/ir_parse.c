@@ -137,6 +137,21 @@ static const char *word(Parser *p, const char *what)
 	return arena_strndup(p->arena, p->s + start, p->pos - start);
 }
 
+/* "text": no '"' or newline inside, as the language's string literals */
+static const char *quoted(Parser *p)
+{
+	skip(p);
+	if (p->s[p->pos] != '"')
+		error_at(p->d, here(p), "expected a string in double quotes");
+	size_t start = ++p->pos;
+	while (p->s[p->pos] && p->s[p->pos] != '"' && p->s[p->pos] != '\n')
+		p->pos++;
+	if (p->s[p->pos] != '"')
+		error_at(p->d, here(p), "unterminated string");
+	p->tok_line = p->line;
+	return arena_strndup(p->arena, p->s + start, p->pos++ - start);
+}
+
 static int64_t integer(Parser *p)
 {
 	Loc l = (skip(p), here(p));
@@ -245,6 +260,7 @@ typedef struct OpText {
 	Loc argloc[64 + 1];
 	int nargs;
 	int64_t iattr[2];
+	const char *sattr;          /* print, assert: text= */
 	const char *literal;        /* const */
 	Loc litloc;
 } OpText;
@@ -390,6 +406,12 @@ static void head(Parser *p, OpText *o)
 		expect(p, "=");
 		o->iattr[1] = integer(p);
 	}
+	if ((o->code == OP_PRINT || o->code == OP_ASSERT) && same_line(p) && accept(p, "text")) {
+		expect(p, "=");
+		o->sattr = quoted(p);
+	}
+	if (o->code == OP_PRINT && same_line(p) && accept(p, "hex"))
+		o->iattr[0] = 1;
 	if (o->code == OP_ASSUME) {
 		/* divis=D contig=C constancy=K, each optional, in that order */
 		int64_t v[3] = {1, 1, 1};
@@ -613,6 +635,7 @@ static void op_line(Parser *p, Block *b)
 	Op *op = ir_new_op(p->f, o.code, o.opnds, o.nopnds, t.types, t.ntypes, t.loc);
 	op->iattr[0] = o.iattr[0];
 	op->iattr[1] = o.iattr[1];
+	op->sattr = o.sattr;
 	op->smem_offset = t.smem_offset;
 	op->smem_bytes = t.smem_bytes;
 	for (int i = 0; i < op->nres; i++)

@@ -254,6 +254,10 @@ static void print_head(Printer *p, Op *op)
 		sb_puts(out, " ieee");
 	if ((op->code == OP_ADD || op->code == OP_SUB) && op->iattr[0])
 		sb_puts(out, " wrap");
+	if (op->sattr)
+		sb_printf(out, " text=\"%s\"", op->sattr);
+	if (op->code == OP_PRINT && op->iattr[0])
+		sb_puts(out, " hex");
 	if (op->code == OP_ASSUME)
 		sb_printf(out, " divis=%lld contig=%lld constancy=%lld", (long long)op->iattr[0],
 			  (long long)ASSUME_CONTIG(op), (long long)ASSUME_CONSTANCY(op));

@@ -1577,6 +1577,67 @@ static int swizzle2d(L *l, Node *call, Rv *out)
 	return 2;
 }
 
+/*
+ * device_print(prefix, args..., hex?): every element of each arg, a line
+ * each, from the GPU's printf (as tl.device_print); prefix, a string,
+ * gets ": " unless it ends in a space.
+ */
+static Rv device_print(L *l, Node *call)
+{
+	Node *pre = call->nargs ? call->args[0] : NULL;
+	if (!pre || pre->kind != ND_STR || pre->argname)
+		error_at(l->d, pre ? pre->loc : call->loc, "device_print's first argument is its prefix, a string literal");
+	ValId v[64];
+	int n = 0;
+	int64_t hex = 0;
+	for (int i = 1; i < call->nargs; i++) {
+		Node *a = call->args[i];
+		if (a->argname && !strcmp(a->argname, "hex")) {
+			hex = const_arg(l, a, "hex must be a compile-time constant", false);
+			continue;
+		}
+		if (a->argname)
+			error_at(l->d, a->loc, "unknown keyword argument '%s' to 'device_print'", a->argname);
+		if (n == 64)
+			error_at(l->d, a->loc, "device_print takes at most 64 values");
+		v[n++] = expr(l, a).v;
+		if (ty(l, v[n - 1]).elem == TY_VOID)
+			error_at(l->d, a->loc, "device_print of something that has no value");
+	}
+	if (n == 0)
+		error_at(l->d, call->loc, "device_print needs a value to print after its prefix");
+	size_t len = strlen(pre->name);
+	l->b.loc = call->loc;
+	Op *op = ir_new_op(l->f, OP_PRINT, v, n, NULL, 0, call->loc);
+	op->sattr = len && pre->name[len - 1] == ' ' ? pre->name : arena_printf(l->f->arena, "%s: ", pre->name);
+	op->iattr[0] = hex != 0;
+	b_place(&l->b, op);
+	return (Rv){0, false};
+}
+
+/*
+ * device_assert(cond, msg?, mask?): where cond is false (and mask true)
+ * the kernel stops with msg, as tl.device_assert: on the GPU through
+ * CUDA's assert (the launch then fails), in the interpreter with the line.
+ */
+static Rv device_assert(L *l, Node *call)
+{
+	static const char *const names[] = {"cond", "msg", "mask", NULL};
+	Args a = args_of(l, call, names, 1);
+	if (a.a[1] && a.a[1]->kind != ND_STR)
+		error_at(l->d, a.a[1]->loc, "device_assert's message must be a string literal");
+	ValId c = to_bool(l, a.a[0]->loc, expr(l, a.a[0]), "device_assert");
+	if (a.a[2]) {
+		Rv m = {to_bool(l, a.a[2]->loc, expr(l, a.a[2]), "device_assert"), false};
+		c = binary(l, call->loc, TK_OROR, (Rv){c, false}, (Rv){emit(l, OP_NOT, ty(l, m.v), &m.v, 1), false}).v;
+	}
+	l->b.loc = call->loc;
+	Op *op = ir_new_op(l->f, OP_ASSERT, &c, 1, NULL, 0, call->loc);
+	op->sattr = a.a[1] ? a.a[1]->name : "device_assert failed";
+	b_place(&l->b, op);
+	return (Rv){0, false};
+}
+
 /* static_assert(cond, msg?): an error unless cond, a constant, holds, as tl.static_assert; no value */
 static Rv static_assert_call(L *l, Node *call)
 {
@@ -2115,7 +2176,7 @@ static const struct {
 	{"clamp", clamp}, {"fma", fma_call}, {"where", where}, {"umulhi", umulhi},
 	{"static_assert", static_assert_call}, {"reshape", reshape}, {"ravel", ravel}, {"broadcast_to", broadcast_call},
 	{"expand_dims", expand_dims}, {"cat", cat}, {"flip", flip}, {"permute", permute}, {"gather", gather},
-	{"histogram", histogram}, {"multiple_of", hint}, {"max_contiguous", hint}, {"max_constancy", hint},
+	{"histogram", histogram}, {"device_print", device_print}, {"device_assert", device_assert}, {"multiple_of", hint}, {"max_contiguous", hint}, {"max_constancy", hint},
 };
 
 /* Every name call() takes, and the type names: an fn may not take one. */
@@ -2384,8 +2445,8 @@ static Rv eval(L *l, Node *n)
 			       "permute's dims or expand_dims's axis");
 	case ND_TUPLE: error_at(l->d, n->loc, "a tuple (a, b, ...) is only valid as the input of reduce, "
 				"associative_scan, sort or topk");
-	case ND_STR: error_at(l->d, n->loc, "a string is only valid as an atomic's sem= or scope=, or static_assert's "
-			      "message");
+	case ND_STR: error_at(l->d, n->loc, "a string is only valid as an atomic's sem= or scope=, static_assert's or "
+			      "device_assert's message, or device_print's prefix");
 	case ND_NONE:
 	case ND_SLICE: error_at(l->d, n->loc, "'%s' is only valid inside an index", n->kind == ND_NONE ? "None" : ":");
 	default: die("expr kind %d", n->kind);

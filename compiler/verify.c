@@ -64,6 +64,8 @@ static const char *check_counts(Func *f, Op *op)
 	switch (op->code) {
 	case OP_LOAD: lo = 1, hi = 3; break;
 	case OP_STORE: lo = 2, hi = 3, nres = 0; break;
+	case OP_PRINT: lo = 1, hi = 64, nres = 0; break;
+	case OP_ASSERT: nres = 0; break;
 	case OP_ATOMIC: lo = 2, hi = 3; break;
 	case OP_ATOMIC_CAS: lo = 3, hi = 4; break;
 	case OP_FOR: lo = 3, hi = 1 << 20, nres = op->nopnds - 3, nblk = 1; break;
@@ -411,6 +413,15 @@ static const char *check_op(Func *f, Op *op)
 	case OP_CUMSUM: return check_cumsum(f, op);
 	case OP_XORPERM: return check_xorperm(f, op);
 	case OP_GATHER: return check_gather(f, op);
+	case OP_PRINT:
+		for (int i = 0; i < op->nopnds; i++)
+			if (vtype(f, op->opnds[i]).elem == TY_VOID)
+				return "print of a value without a type";
+		return op->sattr ? NULL : "print without its text";
+	case OP_ASSERT:
+		if (vtype(f, op->opnds[0]).elem != TY_I1)
+			return arena_printf(f->arena, "assert of %s, not i1", tstr(f, vtype(f, op->opnds[0])));
+		return op->sattr ? NULL : "assert without its message";
 	case OP_HISTOGRAM: return check_histogram(f, op);
 	case OP_REDUCE:
 	case OP_SCAN: return check_combine(f, op);

@@ -168,6 +168,7 @@ step gpu_test 260 bash -c 'set -o pipefail; "$0" --examples dsl_examples && echo
 	python3 tests/diff/gen.py "$d" --count 400 --seed 1 > /dev/null &&
 	"$1" --require-gpu "$d" | grep -v "^PASS" && "$1" --require-gpu --arch sm_90 "$d" | grep -v "^PASS"' \
 	"$BUNDLE/gpu_test" "$BUNDLE/diff_test"
+step gpu_test 30 python3 tests/gpu/debug_check.py
 # memcheck over every case; racecheck (shared-memory hazards: the barriers
 # codegen leaves out where accesses touch other bytes, copies of replicated
 # elements) over every kernel that uses shared memory, for both targets
@@ -176,7 +177,7 @@ sanitize() {
 		--examples dsl_examples || return
 	echo "=== racecheck"
 	local only=softmax,softmax_backward,layernorm,mean,attention,attention_causal,matmul,matmul_relu,linear,matmul_nt
-	only+=,attention_backward,batched_matmul,matmul_f32,matmul_i8,linear_i8,layernorm_backward,softmax_persistent,scan,sync,layernorm_backward_locked
+	only+=,attention_backward,batched_matmul,matmul_f32,matmul_i8,linear_i8,layernorm_backward,softmax_persistent,scan,sync,layernorm_backward_locked,gather,builtins
 	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
 		--examples dsl_examples --only "$only" || return
 	echo "=== racecheck, sm_90"

@@ -90,6 +90,7 @@ typedef struct Cg {
 	LLVMDIBuilderRef dib;  /* NULL without line info */
 	LLVMMetadataRef scope;
 	LLVMTypeRef i1, i8, i16, i32, i64, f32;
+	const char *file;      /* the source's name (device_assert's message) */
 } Cg;
 
 /* ---- cg_main.c: helpers for every op family ---- */
@@ -216,6 +217,8 @@ void cg_join(Cg *c, Op *op);
 void cg_split(Cg *c, Op *op);
 void cg_xorperm(Cg *c, Op *op);
 void cg_gather(Cg *c, Op *op);
+void cg_print(Cg *c, Op *op);  /* cg_debug.c */
+void cg_assert(Cg *c, Op *op);
 void cg_histogram(Cg *c, Op *op);
 
 void cg_dot(Cg *c, Op *op);

@@ -957,6 +957,8 @@ static void emit_op(Cg *c, Op *op)
 	case OP_SPLIT: cg_split(c, op); break;
 	case OP_XORPERM: cg_xorperm(c, op); break;
 	case OP_GATHER: cg_gather(c, op); break;
+	case OP_PRINT: cg_print(c, op); break;
+	case OP_ASSERT: cg_assert(c, op); break;
 	case OP_HISTOGRAM: cg_histogram(c, op); break;
 	case OP_LOAD: cg_load(c, op); break;
 	case OP_STORE: cg_store(c, op); break;
@@ -1082,6 +1084,7 @@ static void build_kernel(Cg *c, bool lineinfo, const char *file_name)
 {
 	Func *f = c->f;
 	Block *e = f->entry;
+	c->file = file_name ? file_name : "kernel.tile";
 	LLVMTypeRef *pt = NEWN(f->arena, LLVMTypeRef, e->nargs + 1);
 	for (int i = 0; i < e->nargs; i++)
 		pt[i] = cg_elem_type(c, vtype(f, e->args[i]).elem);

@@ -187,6 +187,72 @@ static void test_hints(int opt)
 		     "hinted.tile:4:29: error: multiple_of(4) does not hold: the value is 6 in program (0, 0, 0)");
 }
 
+/*
+ * device_print writes a line per element (the program, the index, the
+ * prefix and ": ", the value; integers in hex where asked, the bits of
+ * their width); device_assert stops at its line, naming the element.
+ */
+static const char *debug_src =
+	"kernel dbg(x: *f32, v: *i8, n: i32) {\n"
+	"    let i = arange(0, 4);\n"
+	"    let t = load(x + i);\n"
+	"    device_print(\"t = \", t);\n"
+	"    device_print(\"pair\", reshape(i, [2, 2]), n, hex = true);\n"
+	"    device_print(\"bytes\", load(v + i), hex = true);\n"
+	"    device_assert(t < 100.0, \"t is small\");\n"
+	"    device_assert(n > 0, mask = n != 5);\n"
+	"}\n";
+
+static void test_debug(int opt)
+{
+	float x[4] = {1.5f, -2, 1e-8f, 99};
+	int8_t v[4] = {-1, 2, 127, -128};
+	KArg a[] = {kbuf(x, sizeof x), kbuf(v, sizeof v), kint(18)};
+	run_output = tmpfile();
+	CHECKF(run_output && run_text("dbg.tile", debug_src, NULL, NULL, 0, opt, a, 3, 2, 1, 1) == 0,
+	       "device_print (opt %d): %s", opt, run_error);
+	char got[2048] = {0};
+	if (run_output) {
+		rewind(run_output);
+		got[fread(got, 1, sizeof got - 1, run_output)] = 0;
+		fclose(run_output);
+		run_output = NULL;
+	}
+	const char *one =
+		"pid (%d, 0, 0) idx (0) t = 1.5\n"
+		"pid (%d, 0, 0) idx (1) t = -2\n"
+		"pid (%d, 0, 0) idx (2) t = 9.99999994e-09\n"
+		"pid (%d, 0, 0) idx (3) t = 99\n"
+		"pid (%d, 0, 0) idx (0, 0) pair: (operand 0) 0x0\n"
+		"pid (%d, 0, 0) idx (0, 1) pair: (operand 0) 0x1\n"
+		"pid (%d, 0, 0) idx (1, 0) pair: (operand 0) 0x2\n"
+		"pid (%d, 0, 0) idx (1, 1) pair: (operand 0) 0x3\n"
+		"pid (%d, 0, 0) idx () pair: (operand 1) 0x12\n"
+		"pid (%d, 0, 0) idx (0) bytes: 0xff\n"
+		"pid (%d, 0, 0) idx (1) bytes: 0x2\n"
+		"pid (%d, 0, 0) idx (2) bytes: 0x7f\n"
+		"pid (%d, 0, 0) idx (3) bytes: 0x80\n";
+	char want[2048];
+	int k = 0;
+	for (int p = 0; p < 2; p++)
+		k += snprintf(want + k, sizeof want - (size_t)k, one, p, p, p, p, p, p, p, p, p, p, p, p, p);
+	CHECKF(strcmp(got, want) == 0, "device_print (opt %d):\n got:\n%s\nwant:\n%s", opt, got, want);
+	x[2] = 100;
+	run_output = tmpfile(); /* the prints before the asserts */
+	expect_error("device_assert of a tile", "dbg.tile", debug_src, a, 3, 1, opt,
+		     "dbg.tile:7:5: error: device_assert failed at element 2: t is small in program (0, 0, 0)");
+	x[2] = 0;
+	KArg neg[] = {kbuf(x, sizeof x), kbuf(v, sizeof v), kint(-3)};
+	expect_error("device_assert of a scalar", "dbg.tile", debug_src, neg, 3, 1, opt,
+		     "dbg.tile:8:5: error: device_assert failed: device_assert failed in program (0, 0, 0)");
+	KArg masked[] = {kbuf(x, sizeof x), kbuf(v, sizeof v), kint(5)};
+	CHECKF(run_text("dbg.tile", debug_src, NULL, NULL, 0, opt, masked, 3, 1, 1, 1) == 0,
+	       "device_assert under a false mask (opt %d): %s", opt, run_error);
+	if (run_output)
+		fclose(run_output);
+	run_output = NULL;
+}
+
 int main(void)
 {
 	for (int opt = 0; opt < 2; opt++) {
@@ -197,6 +263,7 @@ int main(void)
 		test_oob_in_fn(opt);
 		test_wait_forever(opt);
 		test_hints(opt);
+		test_debug(opt);
 	}
 	return check_summary("errors");
 }

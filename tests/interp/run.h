@@ -32,6 +32,8 @@ static inline KArg kfloat(double v) { KArg a = {NULL, 0, 0, v}; return a; }
 
 /* The last run's interpreter error, or "". */
 static char run_error[1024];
+/* Where device_print writes, if not stdout. */
+static FILE *run_output;
 
 /*
  * Compile kernel `kernel` of source `text` (diagnostic name `name`) with the
@@ -58,6 +60,8 @@ static inline int run_text(const char *name, const char *text, const char *kerne
 	}
 	Func *f = c->func;
 	Interp *it = interp_new(f, name);
+	if (run_output)
+		interp_set_output(it, run_output);
 	InterpArg ia[32];
 	int rc = -2;
 	if (!CHECKF(nargs == f->entry->nargs && nargs <= 32, "%s: %d arguments for %d parameters", name, nargs,
