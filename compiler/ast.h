@@ -52,7 +52,7 @@ typedef struct Node Node;
 struct Node {
 	NodeKind kind;
 	Loc loc;
-	int op;            /* ND_UNARY, ND_BINARY, ND_ASSIGN: operator TokKind */
+	int op;            /* ND_UNARY, ND_BINARY, ND_ASSIGN: operator TokKind; ND_FOR: 1 for static_range */
 	const char *name;  /* ND_NAME, ND_CALL, ND_LET, ND_VAR, ND_ASSIGN, ND_FOR */
 	const char *argname; /* keyword argument name when this node is a call argument, else NULL */
 	int64_t ival;

@@ -2658,10 +2658,42 @@ static int64_t range_args(L *l, Node *n, Node **pos, int *npos)
 	return stages;
 }
 
+/*
+ * for i in static_range(lo, hi, step): the body once for each value, as
+ * tl.static_range, with i a constant in it (so it may size tiles), and
+ * the variables it assigns taking each copy's values in turn.
+ */
+static void static_for(L *l, Node *n)
+{
+	Node *pos[3];
+	int npos;
+	if (range_args(l, n, pos, &npos))
+		error_at(l->d, n->loc, "static_range takes no num_stages: its body is repeated, not a loop");
+	int64_t b[3] = {0, 0, 1};
+	for (int i = 0; i < npos; i++)
+		b[npos == 1 ? 1 : i] = const_arg(l, pos[i], "static_range bounds must be compile-time constants", false);
+	if (b[2] == 0)
+		error_at(l->d, pos[2]->loc, "static_range step must not be zero");
+	int64_t trips = b[2] > 0 ? (b[1] - b[0] + b[2] - 1) / b[2] : (b[0] - b[1] - b[2] - 1) / -b[2];
+	if (trips > 1024)
+		error_at(l->d, n->loc, "static_range repeats its body %lld times (at most 1024)", (long long)trips);
+	for (int64_t k = 0; k < trips; k++) {
+		push_scope(l);
+		Binding *iv = bind(l, n->name, cint(l, TY_I32, b[0] + k * b[2]), n->loc, false);
+		iv->used = true;
+		block_stmts(l, n->body);
+		pop_scope(l);
+	}
+}
+
 static void for_stmt(L *l, Node *n)
 {
 	Node *pos[3];
 	int npos;
+	if (n->op) {
+		static_for(l, n);
+		return;
+	}
 	int64_t stages = range_args(l, n, pos, &npos);
 	Rv r[3];
 	r[0] = weak_int(l, 0);

@@ -449,20 +449,23 @@ static Node *assign_stmt(P *p)
 	return n;
 }
 
-// "for" IDENT "in" "range" "(" args ")" block
+// "for" IDENT "in" ("range" | "static_range") "(" args ")" block
 static Node *for_stmt(P *p)
 {
 	Node *n = new_node(p, ND_FOR, p->tok->loc);
 	p->tok++;
 	n->name = spell(p, expect_ident(p, "a loop variable", "after 'for'"));
 	expect(p, TK_IN, arena_printf(p->arena, "after 'for %s'", n->name));
-	if (!at(p, TK_IDENT) || p->tok->len != 5 || memcmp(p->tok->start, "range", 5) != 0)
-		error_at(p->diag, p->tok->loc, "'range' expected after 'in', found %s", found(p, p->tok));
+	bool plain = at(p, TK_IDENT) && p->tok->len == 5 && !memcmp(p->tok->start, "range", 5);
+	n->op = at(p, TK_IDENT) && p->tok->len == 12 && !memcmp(p->tok->start, "static_range", 12);
+	if (!plain && !n->op)
+		error_at(p->diag, p->tok->loc, "'range' or 'static_range' expected after 'in', found %s", found(p, p->tok));
+	const char *what = n->op ? "static_range" : "range";
 	p->tok++;
-	expect(p, TK_LPAREN, "after 'range'");
+	expect(p, TK_LPAREN, arena_printf(p->arena, "after '%s'", what));
 	if (at(p, TK_RPAREN))
-		expected(p, "expression", "in 'range()'");
-	args(p, n, "in 'range(...)'");
+		expected(p, "expression", arena_printf(p->arena, "in '%s()'", what));
+	args(p, n, arena_printf(p->arena, "in '%s(...)'", what));
 	n->body = block(p);
 	return n;
 }
@@ -497,7 +500,7 @@ static Node *while_stmt(P *p)
 //      | "var" IDENT "=" expr ";"
 //      | ("let" | "var")? IDENT ("," IDENT)+ "=" expr ";"
 //      | IDENT ("=" | "+=" | "-=" | "*=" | "/=" | "%=") expr ";"
-//      | "for" IDENT "in" "range" "(" args ")" block
+//      | "for" IDENT "in" ("range" | "static_range") "(" args ")" block
 //      | "if" expr block ("else" (block | if-stmt))?
 //      | "while" expr block
 //      | "return" (expr ("," expr)*)? ";"

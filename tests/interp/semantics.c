@@ -707,6 +707,53 @@ static void test_more(int opt, int32_t *o, int64_t *ol)
 		       (unsigned long long)ol[i], (unsigned long long)wantl[i]);
 }
 
+/*
+ * static_range repeats its body with the variable a constant: it sizes
+ * tiles (arange(0, 2 << i)), counts down with a negative step, updates
+ * outer vars copy after copy, and nests.
+ */
+static const char *static_src =
+	"kernel st(out: *f32, x: *f32) {\n"
+	"    var acc = zeros([8], f32);\n"
+	"    for i in static_range(4) {\n"
+	"        acc += load(x + i * 8 + arange(0, 8));\n"
+	"        let w = arange(0, 2 << i);\n"
+	"        store(out + 8 + (2 << i) - 2 + w, cast(w * i, f32));\n"
+	"    }\n"
+	"    for j in static_range(6, 0, -2) {\n"
+	"        for k in static_range(j, j + 2) {\n"
+	"            acc = acc * 2.0 + k;\n"
+	"        }\n"
+	"    }\n"
+	"    store(out + arange(0, 8), acc);\n"
+	"}\n";
+
+static void test_static_range(int opt)
+{
+	float x[32], out[8 + 30], want[8 + 30];
+	for (int i = 0; i < 32; i++)
+		x[i] = (float)(i % 7) - 3;
+	for (int e = 0; e < 8; e++) {
+		float acc = 0;
+		for (int i = 0; i < 4; i++)
+			acc += x[i * 8 + e];
+		for (int j = 6; j > 0; j -= 2)
+			for (int k = j; k < j + 2; k++)
+				acc = acc * 2 + (float)k;
+		want[e] = acc;
+	}
+	for (int i = 0; i < 4; i++)
+		for (int w = 0; w < 2 << i; w++)
+			want[8 + (2 << i) - 2 + w] = (float)(w * i);
+	KArg a[] = {kbuf(out, sizeof out), kbuf(x, sizeof x)};
+	if (!CHECKF(run_text("st.tile", static_src, NULL, NULL, 0, opt, a, 2, 1, 1, 1) == 0, "static_range: %s",
+		    run_error))
+		return;
+	for (int i = 0; i < 38; i++)
+		CHECKF(out[i] == want[i], "static_range (opt %d) at %d: %g, want %g", opt, i, (double)out[i],
+		       (double)want[i]);
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
@@ -728,6 +775,7 @@ int main(void)
 		test_halfs(opt, oh[opt], ob[opt], of[opt]);
 		test_reduce(opt, ori[opt], orf[opt]);
 		test_flow(opt);
+		test_static_range(opt);
 		test_maths(opt, om[opt], omh[opt]);
 		test_fns(opt, ofn[opt]);
 		test_rng(opt, orng[opt], orngf[opt]);
