@@ -76,6 +76,27 @@ the min and max of one value, the sum and count of the values where a
 condition holds, the largest or smallest value with its first (or last)
 index, Welford's (mean, M2, count), and in scans the affine map
 x -> a x + b composed in order (f32 with |a| <= 0.5, i32 with a = -1 or 1);
+flip, sort (ascending or descending, a literal, keyword or constexpr) and
+gather along an axis of a sub-expression (of floats, or of integers in
+index arithmetic), the gather's index the positions scrambled, permuted
+or reversed, or exact data truncated, all & (n - 1), i32, i64, i16 or i8,
+as many positions as the source's length, or one, or (a broadcast by
+gather) as many as the tile's where the source has one, or another count
+reduced back; topk with k = 1 (broadcast back), all, or between (its sum,
+max or min broadcast back); histograms (B bins for B the length of an
+axis, as f32 broadcast along it) of exact data truncated or of scrambled
+positions, some out of range, under a mask of exact data now and then;
+bitcasts: a float's sign flipped, cleared or set through its integer
+bits, the exponent or significand bits of exact data as integers, floats
+built from integer bits (f32, f16, bf16, f64); and stored into outputs of
+their own: tuple sorts and topks `let v, i = topk((keys, pos), K, dim)`
+(keys exact data or integers, with many ties; pos the positions, a
+broadcast row or the whole tile; a second payload now and then) with each
+index checked by `where(gather(keys, i, dim) == v, v, nan)`, which any
+order among equal keys passes, lone sorts and topks of any expression,
+histograms of index arithmetic or exact data of any rank (the tile
+reshaped) under masks that broadcast or none, the raw bits of exact data,
+gathers of data-dependent indices;
 tiles of 1 to 8192
 elements (1x256, 256x2, 4x1x64, ...), grids over all three axes, 1 to 32
 warps, constexprs given by default or by define.  While an expression is
@@ -88,8 +109,11 @@ Python.  Every element carries its exact value (f64) and a bound on how far
 any correct implementation may be from it: 0 while the operation is exact
 (loads, selections, add/sub/cast of exact values rounded to the type, fmod,
 sums whose partial sums are all representable), else the propagated bound
-plus the operation's own error (none for reshape, join and split, which
-move values) -- half an ulp of the type for rounded
+plus the operation's own error (none for reshape, join, split, flip,
+gather and a bitcast of the sign, which move values, or for sort and topk,
+whose j-th result lies between the j-th of the elements' lower ends and
+the j-th of their upper ends; a histogram and a bitcast to or from the
+bits need exact values) -- half an ulp of the type for rounded
 operations (a multiply stays inexact even when rounded, as the GPU may fuse
 it into an add), 2 ulp for `/` (div.full), 2^-21 relative for
 ex2/lg2/rsqrt.approx (plus |x| ulp for exp's scaling by log2 e), 2 ulp of
@@ -359,6 +383,7 @@ def convert(t, dt):
 class Node:
     weak = False
     ninf = False    # some lanes may be -inf (a load with other=-inf)
+    exact = False   # surely exact (a load, a parameter, a cast or [None] of one): its bits are known
 
     def setup(self, shape, dt, lo, hi):
         self.shape, self.dt, self.lo, self.hi = shape, dt, lo, hi
@@ -374,7 +399,7 @@ class Name(Node):
     def __init__(self, name, like):
         self.name = name
         self.setup(like.shape, like.dt, like.lo, like.hi)
-        self.ninf = like.ninf
+        self.ninf, self.exact = like.ninf, like.exact
 
     def src(self):
         return self.name
@@ -399,6 +424,7 @@ class Lit(Node):
 
 class Param(Node):
     """A runtime scalar parameter."""
+    exact = True
 
     def __init__(self, name, dt, value):
         self.name, self.value = name, value
@@ -777,6 +803,7 @@ class Cast(Node):
         if dt not in FLOATS and a.dt in FLOATS:
             lo, hi = math.trunc(lo), math.trunc(hi)
         self.setup(a.shape, dt, lo, hi)
+        self.exact = a.exact      # (convert rounds an exact value to what the GPU has)
 
     def src(self):
         return 'cast(%s, %s)' % (self.a.src(), self.dt)
@@ -794,7 +821,7 @@ class Index(Node):
         for p in pattern:
             shape.append(next(it) if p == ':' else 1)
         self.setup(tuple(shape), a.dt, a.lo, a.hi)
-        self.ninf = a.ninf
+        self.ninf, self.exact = a.ninf, a.exact
 
     def src(self):
         return '%s[%s]' % (self.a.src(), ', '.join(':' if p == ':' else 'None' for p in self.pattern))
@@ -1099,6 +1126,350 @@ class Dot(Node):
         return T(self.shape, self.dt, v, e)
 
 
+# ---- flip, sort, topk, gather, histogram, bitcast ----
+#
+# flip, sort, topk and gather move values, so each carries its bound along.  A sort (or topk) of
+# values known within bounds has its j-th result between the j-th of the lower ends and the j-th
+# of the upper ends (an order statistic is monotone in every element): its bound is the larger
+# distance to those.  A histogram counts exact integers; a bitcast needs its operand's bits, so
+# exact values (the generator picks loads and casts of them: Node.exact), except where it only
+# moves the sign bit (SignBits), which carries the bound as -x and abs(x) do.
+
+SORTCOST = 1500     # sort_cost's most for one sort (about 6000 lines of PTX) ...
+SORTBUDGET = 3000   # ... and for all of a kernel's
+GATHERMAX = 32768   # the most bytes of gather's source (it goes through shared memory)
+PERTHREAD = 64      # the most elements a thread has of a gather's or a histogram's tiles
+IBITS = {'f32': 'i32', 'f16': 'i16', 'bf16': 'i16', 'f64': 'i64'}      # bitcast's integer of a float
+SIGNBIT = {'i16': '(-32768)', 'i32': '(-2147483648)', 'i64': '((-9223372036854775807) - 1)'}
+OTHERBITS = {'i16': '32767', 'i32': '2147483647', 'i64': '9223372036854775807'}
+
+
+def float_bits(dt, x):
+    """The bits of x (a value of dt) as a signed integer of its width."""
+    if dt == 'bf16':
+        b = struct.unpack('<I', struct.pack('<f', x))[0]
+        assert b & 0xffff == 0, x
+        return wrap('i16', b >> 16)
+    f, i = {'f32': ('<f', '<i'), 'f16': ('<e', '<h'), 'f64': ('<d', '<q')}[dt]
+    return struct.unpack(i, struct.pack(f, x))[0]
+
+
+def bits_float(dt, b):
+    """The float of dt whose bits are the integer b."""
+    if dt == 'bf16':
+        return struct.unpack('<f', struct.pack('<I', (b & 0xffff) << 16))[0]
+    f, i = {'f32': ('<f', '<i'), 'f16': ('<e', '<h'), 'f64': ('<d', '<q')}[dt]
+    return struct.unpack(f, struct.pack(i, b))[0]
+
+
+def per_thread(shape, warps):
+    """A thread's elements of a tile of shape (at least one)."""
+    return max(1, numel(shape) // (32 * warps))
+
+
+def sort_cost(shape, ax, dts, warps):
+    """The size of a sort's (or topk's) unrolled network: a thread's elements (of 32 * warps lanes)
+    times the compare-exchange steps along ax, times the members (64-bit ones twice)."""
+    b = shape[ax].bit_length() - 1
+    return per_thread(shape, warps) * b * (b + 1) // 2 * sum(2 if BYTES[d] == 8 else 1 for d in dts)
+
+
+def lines_along(shape, ax):
+    """The flat indices of each line of a tile of shape along axis ax, in order."""
+    n, inner = shape[ax], numel(shape[ax + 1:])
+    return [[o * n * inner + j * inner + i for j in range(n)]
+            for o in range(numel(shape[:ax])) for i in range(inner)]
+
+
+def order_stats(v, e, desc, k):
+    """The first k of v sorted (desc: largest first) and their bounds (None: exact)."""
+    s = sorted(v, reverse=desc)[:k]
+    if not e or not any(e):
+        return s, None
+    lo = sorted([x - p for x, p in zip(v, e)], reverse=desc)[:k]
+    hi = sorted([x + p for x, p in zip(v, e)], reverse=desc)[:k]
+    return s, [max(b - x, x - a) for x, a, b in zip(s, lo, hi)]
+
+
+def axis_text(ax, rank, neg):
+    return str(ax - rank if neg else ax)
+
+
+class Flip(Node):
+    """flip(x, dim): x reversed along dim.  style: 0 dim left out where it is the last, 1 positional,
+    2 negative, 3 keywords."""
+
+    def __init__(self, a, ax, style=1):
+        self.a, self.ax, self.style = a, ax, style
+        self.setup(a.shape, a.dt, a.lo, a.hi)
+        self.ninf, self.exact = a.ninf, a.exact
+
+    def src(self):
+        d = axis_text(self.ax, len(self.shape), self.style == 2)
+        if self.style == 3:
+            return 'flip(x=%s, dim=%s)' % (self.a.src(), d)
+        if self.style == 0 and self.ax == len(self.shape) - 1:
+            return 'flip(%s)' % self.a.src()
+        return 'flip(%s, %s)' % (self.a.src(), d)
+
+    def ev(self, cx):
+        t = self.a.ev(cx)
+        idx = list(range(len(t.v)))
+        for line in lines_along(t.shape, self.ax):
+            for j, q in zip(line, reversed(line)):
+                idx[j] = q
+        return T(t.shape, t.dt, [t.v[i] for i in idx], [t.e[i] for i in idx] if t.e else None)
+
+
+class Sort(Node):
+    """sort(x, dim, descending) of a lone tile, or topk(x, k, dim) (k given): along dim, largest first
+    for topk.  style as Flip's; flag: a constexpr spelling descending (or k: kname, its spelling)."""
+
+    def __init__(self, a, ax, desc=False, k=None, style=1, flag=None, kname=None):
+        self.a, self.ax, self.desc, self.k, self.style, self.flag, self.kname = a, ax, desc, k, style, flag, kname
+        shape = a.shape if k is None else a.shape[:ax] + (k,) + a.shape[ax + 1:]
+        self.setup(shape, a.dt, a.lo, a.hi)
+        self.exact = a.exact
+
+    def src(self):
+        x, rank = self.a.src(), len(self.shape)
+        d = axis_text(self.ax, rank, self.style == 2)
+        last = self.ax == rank - 1 and self.style == 0
+        if self.k is not None:
+            kk = self.kname or str(self.k)
+            if self.style == 3:
+                return 'topk(x=%s, k=%s, dim=%s)' % (x, kk, d)
+            return 'topk(%s, %s)' % (x, kk) if last else 'topk(%s, %s, %s)' % (x, kk, d)
+        flag = self.flag.name if self.flag is not None else 'true' if self.desc else 'false'
+        if self.style == 3:
+            shown = self.desc or self.flag is not None
+            return 'sort(x=%s, dim=%s%s)' % (x, d, ', descending=%s' % flag if shown else '')
+        if not self.desc and self.flag is None:
+            return 'sort(%s)' % x if last else 'sort(%s, %s)' % (x, d)
+        return 'sort(%s, %s, %s)' % (x, d, flag)
+
+    def ev(self, cx):
+        return self.order(self.a.ev(cx))
+
+    def order(self, t):
+        """The result of sorting t (a tile of a's shape)."""
+        k = t.shape[self.ax] if self.k is None else self.k
+        v, e = [None] * numel(self.shape), [0.0] * numel(self.shape)
+        for src, dst in zip(lines_along(t.shape, self.ax), lines_along(self.shape, self.ax)):
+            s, b = order_stats([t.v[i] for i in src], [t.e[i] for i in src] if t.e else None,
+                               self.desc or self.k is not None, k)
+            for j, i in enumerate(dst):
+                v[i], e[i] = s[j], b[j] if b else 0.0
+        return T(self.shape, t.dt, v, e if any(e) else None)
+
+
+class Ordered(Node):
+    """sort((keys, v1, ...), dim, descending) or topk((keys, v1, ...), k, dim), the inputs broadcast
+    to one shape: the keys' result as Sort's; the values move with their keys in an order among
+    equal keys that only the network knows, so the reference has no values for them (PickCheck
+    tests where they came from).  kw: the keyword form."""
+
+    def __init__(self, items, ax, desc=False, k=None, kw=False):
+        self.items, self.ax, self.desc, self.k, self.kw = items, ax, desc, k, kw
+        shape = ()
+        for x in items:
+            shape = bshape(shape, x.shape)
+        self.full = shape
+        rshape = shape if k is None else shape[:ax] + (k,) + shape[ax + 1:]
+        self.res = [like(rshape, x.dt, x.lo, x.hi) for x in items]
+        self.setup(rshape, items[0].dt, items[0].lo, items[0].hi)
+
+    def src(self):
+        x = '(%s)' % ', '.join(i.src() for i in self.items)
+        if self.k is not None:
+            return 'topk(x=%s, k=%d, dim=%d)' % (x, self.k, self.ax) if self.kw else \
+                'topk(%s, %d, %d)' % (x, self.k, self.ax)
+        if self.kw:
+            return 'sort(x=%s, dim=%d, descending=%s)' % (x, self.ax, 'true' if self.desc else 'false')
+        return 'sort(%s, %d%s)' % (x, self.ax, ', true' if self.desc else '')
+
+    def ev_all(self, cx):
+        keys = self.items[0].ev(cx)
+        t = T(self.full, keys.dt, *bcast(keys, self.full))
+        s = Sort(like(self.full, keys.dt, 0, 0), self.ax, self.desc, self.k).order(t)
+        return [s] + [T(self.shape, x.dt, None) for x in self.items[1:]]
+
+
+class PickCheck(Node):
+    """where((gather(keys, i, dim) == v) & (gather(y, i, dim) == w) ..., v, FILL): v, the keys that a
+    tuple sort or topk gave, where each index i it gave with them (a payload of positions along
+    dim) points at a key equal to v (and at a y, another payload, equal to w), else FILL (NaN, or
+    -1000 for integer keys).  Any order among equal keys passes; the reference's value is v's."""
+
+    def __init__(self, v, keys, i, ax, pairs=(), kw=False):
+        self.v, self.keys, self.i, self.ax, self.pairs, self.kw = v, keys, i, ax, list(pairs), kw
+        self.setup(v.shape, v.dt, v.lo, v.hi)
+
+    def src(self):
+        g = 'gather(src=%s, index=%s, axis=%d)' if self.kw else 'gather(%s, %s, %d)'
+        conds = ['(%s == %s)' % (g % (x.src(), self.i.src(), self.ax), y.src())
+                 for x, y in [(self.keys, self.v)] + self.pairs]
+        fill = 'nan' if self.dt in FLOATS else '(-1000)'
+        return 'where(%s, %s, %s)' % (' & '.join(conds), self.v.src(), fill)
+
+    def ev(self, cx):
+        return self.v.ev(cx)
+
+
+class Gather(Node):
+    """gather(src, index, axis): src's element at index's value along axis, at index's coordinates
+    along the others (index: exact integers in [0, src.shape[axis]), of src's shape off axis)."""
+
+    def __init__(self, a, index, ax, kw=False):
+        self.a, self.index, self.ax, self.kw = a, index, ax, kw
+        assert len(index.shape) == len(a.shape) and all(
+            d == ax or x == y for d, (x, y) in enumerate(zip(a.shape, index.shape))), (a.shape, index.shape, ax)
+        self.setup(index.shape, a.dt, a.lo, a.hi)
+        self.ninf, self.exact = a.ninf, a.exact
+
+    def src(self):
+        if self.kw:
+            return 'gather(src=%s, index=%s, axis=%d)' % (self.a.src(), self.index.src(), self.ax)
+        return 'gather(%s, %s, %d)' % (self.a.src(), self.index.src(), self.ax)
+
+    def ev(self, cx):
+        t, ix = self.a.ev(cx), self.index.ev(cx)
+        iv = bcast(ix, self.shape)[0]
+        if ix.e and any(ix.e):
+            raise AssertionError('inexact gather index')
+        n, L, inner = t.shape[self.ax], self.shape[self.ax], numel(self.shape[self.ax + 1:])
+        src = []
+        for p, j in enumerate(iv):
+            if not 0 <= j < n:
+                raise AssertionError('gather index %d of %d' % (j, n))
+            o, rest = divmod(p, L * inner)
+            src.append((o * n + j) * inner + rest % inner)
+        return T(self.shape, t.dt, [t.v[q] for q in src], [t.e[q] for q in src] if t.e else None)
+
+
+class Histogram(Node):
+    """histogram(input, num_bins, mask): how many of input's integers (exact) equal 0 .. bins-1 where
+    mask (broadcast to input) holds; others count nowhere.  An i32 tile of bins."""
+
+    def __init__(self, a, bins, mask=None, kw=False):
+        self.a, self.bins, self.mask, self.kw = a, bins, mask, kw
+        self.setup((bins,), 'i32', 0, numel(a.shape))
+        self.exact = True
+
+    def src(self):
+        if self.kw:
+            m = ', mask=%s' % self.mask.src() if self.mask is not None else ''
+            return 'histogram(input=%s, num_bins=%d%s)' % (self.a.src(), self.bins, m)
+        m = ', %s' % self.mask.src() if self.mask is not None else ''
+        return 'histogram(%s, %d%s)' % (self.a.src(), self.bins, m)
+
+    def ev(self, cx):
+        t = self.a.ev(cx)
+        if t.e and any(t.e):
+            raise Reject('histogram of inexact integers')
+        m = [1] * len(t.v)
+        if self.mask is not None:
+            m, amb = bcast(self.mask.ev(cx), t.shape)
+            if amb and any(amb):
+                raise Reject('ambiguous histogram mask')
+        h = [0] * self.bins
+        for x, c in zip(t.v, m):
+            if c and 0 <= x < self.bins:
+                h[x] += 1
+        return T(self.shape, 'i32', h)
+
+
+class Bitcast(Node):
+    """cast(x, dt, bitcast = true) between a float and the integer of its width, of exact values
+    (their bits known); [lo, hi] what the caller knows of the result.  kw: the keyword form."""
+
+    def __init__(self, a, dt, lo, hi, kw=False):
+        self.a, self.kw = a, kw
+        self.setup(a.shape, dt, lo, hi)
+        self.exact = a.exact
+
+    def src(self):
+        if self.kw:
+            return 'cast(x=%s, type=%s, bitcast=true)' % (self.a.src(), self.dt)
+        return 'cast(%s, %s, bitcast = true)' % (self.a.src(), self.dt)
+
+    def ev(self, cx):
+        t = self.a.ev(cx)
+        if t.e and any(t.e):
+            raise Reject('the bits of an inexact value')
+        if self.dt in FLOATS:
+            v = [bits_float(self.dt, x) for x in t.v]
+            assert all(math.isfinite(x) for x in v), 'bits of a NaN or inf'
+        else:
+            v = [float_bits(t.dt, x) for x in t.v]
+        return T(self.shape, self.dt, v)
+
+
+class SignBits(Node):
+    """x's sign changed through its bits: cast(cast(x, I, bitcast = true) OP C, F, bitcast = true), I
+    the integer of x's width: ^ the sign bit negates, & the other bits is abs, | the sign bit is
+    -abs.  Bits moved, nothing rounded: x's bound carries (a zero's sign aside, which no output
+    compares)."""
+
+    def __init__(self, a, op, kw=False):
+        self.a, self.op, self.kw = a, op, kw
+        m, M = (0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi))), max(abs(a.lo), abs(a.hi))
+        lo, hi = {'^': (-a.hi, -a.lo), '&': (m, M), '|': (-M, -m)}[op]
+        self.setup(a.shape, a.dt, lo, hi)
+        self.ninf = a.ninf and op == '|'
+
+    def src(self):
+        it = IBITS[self.dt]
+        c = OTHERBITS[it] if self.op == '&' else SIGNBIT[it]
+        b = Bitcast(self.a, it, 0, 0, self.kw).src()
+        return 'cast((%s %s %s), %s, bitcast = true)' % (b, self.op, c, self.dt)
+
+    def ev(self, cx):
+        t = self.a.ev(cx)
+        f = {'^': operator.neg, '&': abs, '|': lambda x: -abs(x)}[self.op]
+        return T(t.shape, t.dt, [f(x) for x in t.v], t.e)
+
+
+# of a float's bits: (shift, mask) of the exponent and of some bits of the significand
+FIELDS = {'f32': [(23, 255), (0, 1023), (13, 1023)], 'f16': [(10, 31), (0, 1023), (3, 127)],
+          'bf16': [(7, 255), (0, 127)], 'f64': [(52, 2047), (0, 1023), (42, 1023)]}
+
+
+class FloatField(Node):
+    """(cast(x, I, bitcast = true) >> s) & m of exact x: its exponent or some bits of its significand,
+    an integer from 0 to m (never the sign bit: a zero's sign may not be settled)."""
+
+    def __init__(self, a, s, m, kw=False):
+        self.a, self.s, self.m, self.kw = a, s, m, kw
+        self.setup(a.shape, IBITS[a.dt], 0, m)
+        self.exact = True
+
+    def src(self):
+        b = Bitcast(self.a, self.dt, 0, 0, self.kw).src()
+        return '(%s & %d)' % (b if not self.s else '(%s >> %d)' % (b, self.s), self.m)
+
+    def ev(self, cx):
+        t = Bitcast(self.a, self.dt, 0, 0).ev(cx)
+        return T(t.shape, t.dt, [(x >> self.s) & self.m for x in t.v])
+
+
+def bits_float_node(dt, e, m, kw=False):
+    """A float tile of dt in [1/8, 32) from the bits of two exact integer tiles: the exponent from
+    e & 7, the significand's top bits m & 255 (127 for bf16), shifted into place, as an i32 (cast
+    to i16 for f16 and bf16) or an i64 for f64, bitcast."""
+    i32 = lambda x: x if x.dt == 'i32' else Cast(x, 'i32')
+    base, se, mask, sm = {'f32': (124, 23, 255, 15), 'f16': (12, 10, 255, 2), 'bf16': (124, 7, 127, 0),
+                          'f64': (1020, 52, 255, 44)}[dt]
+    ex = Bin('+', Bin('&', i32(e), Lit(7)), Lit(base))
+    mm = Bin('&', i32(m), Lit(mask))
+    if dt == 'f64':
+        ex, mm = Cast(ex, 'i64'), Cast(mm, 'i64')
+    bits = Bin('|', Bin('<<', ex, Lit(se)), Bin('<<', mm, Lit(sm)) if sm else mm)
+    if dt in ('f16', 'bf16'):
+        bits = Cast(bits, 'i16')
+    return Bitcast(bits, dt, 0.125, 32.0, kw)
+
+
 class Ptr(Node):
     """buffer + offsets; written as `p + off`, or `p + a + b` when off = a + b."""
 
@@ -1120,6 +1491,8 @@ class Ptr(Node):
 
 
 class Load(Node):
+    exact = True
+
     def __init__(self, ptr, mask=None, other=None, kw=False):
         self.ptr, self.mask, self.other, self.kw = ptr, mask, other, kw
         b = ptr.buf
@@ -1516,6 +1889,7 @@ class Kernel:
         self.decoy = rng.choice([None, None, None, 'before', 'after', 'return'])
         self.fns = []         # the combine fns (CombineFn) reduce and associative_scan call
         self.fns_after = rng.random() < 0.3     # written after the kernel (a call may come before its fn)
+        self.spent = 0        # the sort_cost of the sorts and topks drawn (afford)
 
     # -- parameters --
     def fresh(self, p='t'):
@@ -1560,7 +1934,9 @@ class Kernel:
     def let(self, node, var=False, p='t'):
         name = self.fresh(p)
         self.body.append(Let(name, node, var))
-        return Name(name, node)
+        n = Name(name, node)
+        n.exact = n.exact and not var     # (a var may be assigned inexact values later)
+        return n
 
     def split(self, node):
         """let a, b = split(node); the two halves' Names."""
@@ -1593,18 +1969,25 @@ class Kernel:
         if depth <= 0 or r.random() < 0.2:
             return self.leaf(leaves)
         for _ in range(8):
-            k = r.choices(['bin', 'un', 'minmax', 'where', 'cast', 'reduce', 'reduce2', 'idx', 'scan'],
+            k = r.choices(['bin', 'un', 'minmax', 'where', 'cast', 'reduce', 'reduce2', 'idx', 'scan', 'move',
+                           'topk', 'bits', 'hist'],
                           [30, 16, 7, 7, 6, 10 if reducible else 0, 3 if reducible and len(shape) >= 2 else 0,
-                           2, 3 if reducible else 0])[0]
-            n = self.try_expr(k, leaves, shape, depth)
+                           2, 3 if reducible else 0, 3, 1 if reducible else 0, 2, 0.7 if reducible else 0])[0]
+            n = self.try_expr(k, leaves, shape, depth, reducible)
             n = self.ok(n, shape)
             if n is not None:
                 return n
         return self.leaf(leaves)
 
-    def try_expr(self, k, leaves, shape, depth):
+    def try_expr(self, k, leaves, shape, depth, reducible=True):
         r = self.rng
         sub = lambda: self.expr(leaves, shape, depth - 1)
+        if k in ('move', 'topk'):
+            return self.move(sub(), shape, leaves, k == 'topk', reducible)
+        if k == 'bits':
+            return self.bits(sub, shape, leaves)
+        if k == 'hist':
+            return self.hist(shape, leaves)
         if k == 'bin':
             a, b = sub(), sub()
             if a.weak and b.weak:
@@ -1688,11 +2071,157 @@ class Kernel:
             return n
         return None
 
+    def move(self, a, shape, leaves, topk=False, reducible=True):
+        """a (broadcastable to shape) flipped, sorted or gathered along an axis of its own, or its
+        topk: k = 1 (the largest, broadcast back), all (sorted, largest first), or between (then
+        its sum, max or min, broadcast back).  A gather takes as many positions as a has along
+        the axis, or one (broadcast back), or where a has one, as many as shape has there (a
+        broadcast by gather), or another count (then reduced as topk's).  Sorts (not where
+        reducible is false) within the kernel's budget (afford), gathers of tiles of at most
+        PERTHREAD elements a thread."""
+        r = self.rng
+        if a.weak or not a.shape or bshape(a.shape, shape) != shape:
+            return None
+        S = a.shape
+        axes = [i for i, d in enumerate(S) if d > 1]
+        ax = r.choice(axes) if axes and r.random() < 0.9 else r.randrange(len(S))
+        n, style = S[ax], r.choice([0, 0, 1, 2, 3])
+        how = 'topk' if topk else r.choices(['flip', 'sort', 'gather'], [4, 3 if reducible else 0, 3])[0]
+        big = a.ninf or how in ('sort', 'topk') and not self.afford(sort_cost(S, ax, [a.dt], self.warps))
+        if how == 'flip':
+            return Flip(a, ax, style)
+        if how == 'sort':
+            if big:
+                return None
+            desc, flag = r.random() < 0.4, None
+            if r.random() < 0.1 and len(self.defines) < MAXDEF:     # a constexpr: its default or the define
+                flag = self.const(self.fresh('DESC'), desc, 'i1', other=(not desc) if r.random() < 0.5 else None)
+            return Sort(a, ax, desc, style=style, flag=flag)
+        red = lambda t: Index(Reduce(r.choice(['sum', 'max', 'min']), t, ax), [None if i == ax else ':'
+                                                                           for i in range(len(S))]) \
+            if len(S) > 1 else Reduce(r.choice(['sum', 'max', 'min']), t, ax)
+        if how == 'topk':
+            if big:
+                return None
+            K = r.choice([1, n, pow2(r, 1, n)])
+            names = dims(self, (K,)) if r.random() < 0.3 else None
+            t = Sort(a, ax, k=K, style=style, kname=names[0] if names else None)
+            return t if K in (1, n) else red(t)
+        tl = shape[len(shape) - len(S) + ax]
+        if n == tl:
+            L = n if r.random() < 0.7 else 1 if r.random() < 0.3 else pow2(r, 1, 2 * n)
+        else:
+            L = tl if r.random() < 0.7 else 1
+        ishape = S[:ax] + (L,) + S[ax + 1:]
+        if max(per_thread(ishape, self.warps), per_thread(S, self.warps)) > PERTHREAD or \
+                numel(S) * BYTES[a.dt] > GATHERMAX or a.ninf and L not in (1, tl):
+            return None
+        g = Gather(a, self.gather_index(ishape, ax, n, leaves), ax, kw=r.random() < 0.15)
+        return g if L in (1, tl) else red(g)
+
+    def gather_index(self, ishape, ax, n, leaves):
+        """An index for gather along ax of a source of n there: an exact integer tile of ishape in
+        [0, n): the positions scrambled (row-major index times an odd number, plus one, & (n - 1)),
+        a permutation or reversal along the axis, or data (an exact float leaf truncated, plus the
+        positions, & (n - 1)); mostly i32, else i64, i16 or i8."""
+        r = self.rng
+        flat = flat_offsets(ishape)
+        pos = Arange(0, ishape[ax])
+        if len(ishape) > 1:
+            pos = Index(pos, [':' if i == ax else None for i in range(len(ishape))])
+        data = [x for x in leaves if x.exact and x.dt in FLOATS and not x.ninf and x.shape and
+                bshape(x.shape, ishape) == ishape]
+        c = r.random()
+        if c < 0.3 and data:
+            e = Bin('+', Cast(r.choice(data), 'i32'), flat if r.random() < 0.5 else Lit(r.randint(0, 9)))
+        elif c < 0.5:
+            e = Bin('+', Bin('*', flat, Lit(r.choice([1, 3, 5, 7, 13]))), Lit(r.randint(0, 9)))
+        elif c < 0.7:
+            e = Bin('-', Lit(n - 1), pos)
+        else:
+            e = Bin('+', Bin('*', pos, Lit(r.choice([1, 3, 5, 7]))), Lit(r.randint(0, n)))
+        e = Bin('&', e, Lit(n - 1))
+        if e.shape != ishape:
+            e = Bin('+', e, Full(ishape, 0, 'i32', zeros=True))
+        c = r.random()
+        if c < 0.12:
+            e = Cast(e, 'i64')
+        elif c < 0.2:
+            e = Cast(e, 'i16' if n > 128 or r.random() < 0.5 else 'i8')
+        return e
+
+    def bits(self, sub, shape, leaves):
+        """A float through its bits: its sign flipped, cleared or set (SignBits, any float); the
+        exponent or some bits of the significand of an exact leaf (FloatField), as f32 or f16; or a
+        float built from bits (bits_float_node) of the positions or of exact leaves truncated."""
+        r = self.rng
+        kw = r.random() < 0.15
+        c = r.random()
+        exact = [x for x in leaves if x.exact and x.dt in FLOATS and not x.weak and not x.ninf]
+        if c < 0.45 or c < 0.7 and not exact:
+            a = sub()
+            if a.weak or a.dt not in FLOATS:
+                return None
+            return SignBits(a, r.choice(['^', '^', '&', '|']), kw)
+        if c < 0.7:
+            x = r.choice(exact)
+            s, m = r.choice(FIELDS[x.dt])
+            return Cast(FloatField(x, s, m, kw), r.choice(['f32', 'f32', 'f16']))
+        if not shape:
+            return None
+        ints = [flat_offsets(shape)] + [Cast(x, 'i32') for x in exact if x.shape and bshape(x.shape, shape) == shape]
+        e, m = r.choice(ints), r.choice(ints)
+        if r.random() < 0.5:
+            e = Bin('>>', e, Lit(r.randint(1, 4)))
+        if r.random() < 0.5:
+            m = Bin('*', m, Lit(r.choice([3, 5, 37])))
+        return bits_float_node(r.choice(FLOATS), e, m, kw)
+
+    def hist(self, shape, leaves):
+        """histogram of exact integers (exact leaves truncated, or the positions scrambled), B bins
+        for B the length of an axis of shape, under a comparison of exact data now and then; as f32,
+        broadcast along that axis."""
+        r = self.rng
+        axes = [i for i, d in enumerate(shape) if d > 1]
+        if not axes or per_thread(shape, self.warps) > PERTHREAD:
+            return None
+        ax = r.choice(axes)
+        B = shape[ax]
+        exact = [x for x in leaves if x.exact and x.dt in FLOATS and not x.ninf and x.shape]
+        if exact and r.random() < 0.6:
+            x = Cast(r.choice(exact), 'i32')
+            if r.random() < 0.5:
+                x = Bin(r.choice(['+', '*']), x, Lit(r.randint(1, 5)))
+        else:
+            x = Bin('%', Bin('+', Bin('*', flat_offsets(shape), Lit(r.choice([1, 3, 5, 7]))), Lit(r.randint(0, 9))),
+                    Lit(r.choice([B // 2 + 1, B, B + 3, 2 * B])))
+        m = None
+        if exact and r.random() < 0.3:
+            m = Bin(r.choice(['>', '<=']), r.choice(exact), Lit(r.choice([0.5, -1.0, 0.0, 2.0])))
+            full = bshape(x.shape, m.shape)
+            if full != x.shape:     # the mask broadcasts to the input, not the other way round
+                x = Bin('+', x, Full(full, 0, 'i32', zeros=True))
+        h = Cast(Histogram(x, B, m, kw=r.random() < 0.15), 'f32')
+        return Index(h, [':' if i == ax else None for i in range(len(shape))]) if len(shape) > 1 else h
+
+    def afford(self, cost):
+        """Whether a sort of sort_cost `cost` fits SORTCOST and what is left of the kernel's
+        SORTBUDGET (then spent, whether or not the sort is kept)."""
+        if cost > SORTCOST or self.spent + cost > SORTBUDGET:
+            return False
+        self.spent += cost
+        return True
+
     def int_expr(self, leaves, shape, depth):
-        """A random i32 expression over integer leaves (index arithmetic)."""
+        """A random i32 expression over integer leaves (index arithmetic); now and then one of them
+        flipped, sorted or gathered."""
         r = self.rng
         if depth <= 0 or r.random() < 0.25:
             return self.leaf(leaves, fl=False)
+        if r.random() < 0.04:
+            n = self.ok(self.move(self.int_expr(leaves, shape, depth - 1), shape, []), shape)
+            if n is not None:
+                return n
         for _ in range(8):
             k = r.choice(['+', '-', '*', '%', '/', '&', '^', '>>', 'minmax', 'where', 'abs'])
             a, b = self.int_expr(leaves, shape, depth - 1), self.int_expr(leaves, shape, depth - 1)
@@ -1867,7 +2396,8 @@ RESERVED = set(FLOATS + INTS) | {
     'min', 'argmax', 'argmin', 'cumsum', 'sigmoid', 'maximum', 'minimum', 'clamp', 'fma', 'where', 'div_rn',
     'cast', 'cdiv', 'trans', 'permute', 'reshape', 'join', 'split', 'interleave', 'rand', 'randn', 'randint',
     'randint4x', 'range', 'inf', 'nan', 'atomic_cas', 'reduce', 'associative_scan', 'exp', 'exp2', 'log',
-    'log2', 'sqrt', 'rsqrt', 'abs', 'sin', 'cos', 'tanh', 'erf', 'floor', 'ceil'} | {
+    'log2', 'sqrt', 'rsqrt', 'abs', 'sin', 'cos', 'tanh', 'erf', 'floor', 'ceil', 'cumprod', 'xor_sum', 'flip',
+    'sort', 'topk', 'gather', 'histogram'} | {
     'atomic_' + a for a in ('add', 'max', 'min', 'xchg', 'and', 'or', 'xor')}
 COMBINE = 0.26      # how often a kernel of vec, mat, cube or dot adds reduce or associative_scan
 BYTES = {'i1': 1, 'i8': 1, 'i16': 2, 'f16': 2, 'bf16': 2, 'i32': 4, 'f32': 4, 'i64': 8, 'f64': 8}
@@ -2535,6 +3065,190 @@ def add_combines(k, shape, lin, nprog, ints, exact):
         add_combine(k, shape, lin, nprog, ints, exact, r.random() < 0.45)
 
 
+# ---- tuple sort and topk, histogram, bits and gathers of data, stored ----
+
+ORDERS = 0.3        # how often a kernel of vec, mat, cube or dot adds one or two of add_order's
+
+
+def store_whole(k, x, lin, nprog, dt=None):
+    """x (a tile, or a scalar) stored whole into an output of its own (of dt, else x's type), a
+    region a program (lin of nprog)."""
+    rshape = x.shape
+    at = Bin('+', Bin('*', lin, Lit(numel(rshape))), flat_offsets(rshape)) if rshape else lin
+    b = k.buffer(k.fresh('oo'), dt or x.dt, nprog * numel(rshape), 'out')
+    k.body.append(Store(Ptr(b, at), x))
+
+
+def to_pool(k, x, shape):
+    """x (a float tile of rank 1, or one that broadcasts to shape) into the pool: as it is, or a 1-D
+    one along an axis of shape of its length."""
+    if x.dt not in FLOATS:
+        x = Cast(x, 'f32')
+    if bshape(x.shape, shape) == shape:
+        k.pool.append(x)
+        return
+    if len(x.shape) == 1:
+        axes = [i for i, d in enumerate(shape) if d == x.shape[0]]
+        if axes:
+            ax = k.rng.choice(axes)
+            k.pool.append(Index(x, [':' if i == ax else None for i in range(len(shape))]))
+
+
+def add_orders(k, shape, lin, nprog, ints, exact):
+    """One or two of add_order (ORDERS of the kernels)."""
+    r = k.rng
+    if r.random() >= ORDERS:
+        return
+    for _ in range(1 if r.random() < 0.8 else 2):
+        add_order(k, shape, lin, nprog, ints, exact)
+
+
+def add_order(k, shape, lin, nprog, ints, exact):
+    """Stored into outputs of their own (the reference knows them all), and now and then into the pool:
+      pick    let v, i = sort((keys, pos), dim, desc) or topk((keys, pos), K, dim) (a third payload
+              y and its w now and then): the keys (and y) exact data or integer index arithmetic
+              (ties galore), pos the positions along dim (a row broadcast, or the whole tile, i32
+              or i64); PickCheck's v, where gather(keys, i, dim) == v, stored
+      lone    sort or topk of a random expression, the whole result stored
+      hist    histogram of exact integers (index arithmetic, some out of range or negative, or
+              in range by & (B - 1); exact data truncated), the tile or a reshape of it to another
+              rank, under a mask or none (a comparison of positions or of exact data, broadcast)
+      bits    the bits of exact data (or of its flip) stored as integers, or floats made of bits
+      gather  a random expression gathered by an index of data (integer index arithmetic,
+              & (n - 1)) or of positions, as many or another count of them along the axis"""
+    r = k.rng
+    if len(k.bufs) > MAXBUF - 3:
+        return
+    exf = [x for x in exact if x.dt in FLOATS and not x.ninf and not x.weak]
+    axes = [i for i, d in enumerate(shape) if d > 1]
+    ax = r.choice(axes) if axes and r.random() < 0.9 else r.randrange(len(shape))
+    n = shape[ax]
+    small = sort_cost(shape, ax, ['i32'], k.warps) <= min(SORTCOST, SORTBUDGET - k.spent)
+    few = per_thread(shape, k.warps) <= PERTHREAD
+    kind = r.choices(['pick', 'lone', 'hist', 'bits', 'gather'], [5 if small else 0, 2 if small else 0, 4 if few else 0,
+                                                                 2, 2 if few else 0])[0]
+    k.desc.append('order:' + kind)
+    fexpr = lambda: as_tile(k.expr(k.pool, shape, r.randint(0, 2)), shape)
+    i32 = lambda e: e if e.dt in ('i32', 'i64') else Cast(e, 'i32')     # (B - 1 may not fit an i8)
+
+    def exact_tile():
+        """Exact data, or integer index arithmetic (i32 or i64, or now and then cast to a float), as
+        the whole tile: computed without rounding, so every use of it has the same bits."""
+        if exf and r.random() < 0.55:
+            return whole(r.choice(exf), shape)
+        e = k.int_expr(ints, shape, 2)
+        c = r.random()
+        e = e if e.dt in ('i32', 'i64') and c < 0.8 else Cast(e, 'i32') if c < 0.8 else Cast(e, float_dt(r))
+        return whole(e, shape)
+
+    if kind in ('pick', 'lone'):
+        # a pick's keys (and payload) exact: a float expression computed twice, in two layouts, might
+        # be fused into multiply-adds differently, and gather(keys, i) == v would not hold
+        keys = exact_tile() if kind == 'pick' else whole(r.choice(exf), shape) if exf and r.random() < 0.35 \
+            else fexpr()
+        if keys.ninf or kind == 'lone' and not k.afford(sort_cost(shape, ax, [keys.dt], k.warps)):
+            return
+        topk = r.random() < 0.6
+        K = pow2(r, 1, n) if topk else None
+        desc = not topk and r.random() < 0.5
+        if kind == 'lone':
+            x = Sort(keys, ax, desc, K, style=r.choice([0, 1, 2, 3]))
+            store_whole(k, x, lin, nprog, x.dt if r.random() < 0.7 else 'f32')
+            if r.random() < 0.4:
+                to_pool(k, k.let(x, p='so'), shape)
+            return
+        keys = k.let(keys, p='key')
+        pos = Arange(0, n)
+        if len(shape) > 1:
+            pos = Index(pos, [':' if i == ax else None for i in range(len(shape))])
+        c = r.random()
+        if c < 0.25:
+            pos = whole(pos, shape)
+        elif c < 0.4:
+            pos = Cast(pos, 'i64')
+        items = [keys, pos]
+        if r.random() < 0.3:
+            items.append(k.let(exact_tile(), p='y'))
+        while not k.afford(sort_cost(shape, ax, [x.dt for x in items], k.warps)):
+            if len(items) == 2:
+                return
+            items.pop()
+        node = Ordered(items, ax, desc, K, kw=r.random() < 0.15)
+        names = [k.fresh('v'), k.fresh('i')] + [k.fresh('w')] * (len(items) > 2)
+        k.body.append(LetMulti(names, node))
+        res = [Name(x, st) for x, st in zip(names, node.res)]
+        pairs = [(items[2], res[2])] if len(items) > 2 else []
+        chk = k.let(PickCheck(res[0], keys, res[1], ax, pairs, kw=r.random() < 0.15), p='pk')
+        store_whole(k, chk, lin, nprog)
+        if r.random() < 0.4:
+            to_pool(k, chk, shape)
+        return
+    if kind == 'hist':
+        B = r.choice([d for d in shape if d > 1] or [1]) if r.random() < 0.3 else pow2(r, 1, 256)
+        c = r.random()
+        if c < 0.35:
+            x = k.int_expr(ints, shape, 2)
+        elif c < 0.65:
+            x = Bin('&', i32(k.int_expr(ints, shape, 2)), Lit(B - 1))
+        elif exf:
+            x = Cast(r.choice(exf), 'i32')
+            if r.random() < 0.5:
+                x = Bin('+', x, Lit(r.randint(0, B)))
+        else:
+            x = Bin('%', i32(k.int_expr(ints, shape, 2)), Lit(r.choice([3, 7, B + 1])))
+        if x.dt not in INTS or x.dt == 'i1':
+            return
+        x = whole(x, shape)
+        m = None
+        c = r.random()
+        if c < 0.3:
+            m = Bin(r.choice(['!=', '==']), Bin('&', r.choice(ints), Lit(3)), Lit(r.randint(0, 3)))
+        elif c < 0.5:
+            m = Bin(r.choice(['<', '>=']), r.choice(ints), Lit(r.randint(1, 40)))
+        elif c < 0.65 and exf:
+            m = Bin(r.choice(['>', '<=']), r.choice(exf), Lit(r.choice([0.5, -1.0, 0.0, 2.0])))
+        if len(shape) > 1 and r.random() < 0.3 or len(shape) == 1 and numel(shape) >= 4 and r.random() < 0.2:
+            Q = factor(r, numel(shape), r.choice([1, 2, 3]))
+            x = Reshape(x, Q, dims(k, Q))
+            if m is not None:
+                m = Reshape(whole(m, shape), Q)
+        h = k.let(Histogram(x, B, m, kw=r.random() < 0.15), p='h')
+        store_whole(k, h, lin, nprog)
+        if r.random() < 0.4:
+            to_pool(k, h, shape)
+        return
+    if kind == 'bits':
+        if exf and r.random() < 0.6:
+            x = whole(r.choice(exf), shape)
+            if r.random() < 0.3:
+                x = Flip(x, ax, r.choice([0, 1, 2, 3]))
+            store_whole(k, Bitcast(x, IBITS[x.dt], 0, 0, kw=r.random() < 0.15), lin, nprog)
+            return
+        e = whole(r.choice(ints), shape)
+        m = r.choice([flat_offsets(shape)] + [Cast(x, 'i32') for x in exf])
+        x = bits_float_node(r.choice(FLOATS), e, Bin('*', m, Lit(r.choice([1, 3, 37]))), kw=r.random() < 0.15)
+        store_whole(k, whole(x, shape), lin, nprog)
+        if r.random() < 0.4:
+            to_pool(k, k.let(whole(x, shape), p='fb'), shape)
+        return
+    # gather of a random expression by data (where the index has the tile's shape) or by positions
+    if numel(shape) * 4 > GATHERMAX:
+        return
+    src = k.let(fexpr(), p='g')
+    L = n if r.random() < 0.6 else pow2(r, 1, max(1, min(2 * n, 8192 * n // numel(shape))))
+    ishape = shape[:ax] + (L,) + shape[ax + 1:]
+    if L == n and r.random() < 0.6:
+        e = k.int_expr(ints, shape, 2)
+        e = Bin('&', i32(e), Lit(n - 1))
+        idx = whole(e, shape)
+    else:
+        idx = k.gather_index(ishape, ax, n, exf)
+    g = Gather(src, idx, ax, kw=r.random() < 0.15)
+    store_whole(k, g, lin, nprog, g.dt if r.random() < 0.7 else 'f32')
+    if L == n and r.random() < 0.4:
+        to_pool(k, k.let(g, p='gt'), shape)
+
+
 # ---- the shapes of program ----
 
 def pow2(rng, lo, hi):
@@ -2693,6 +3407,7 @@ def fam_vec(k):
     fleaves = [x for x in leaves if x.dt in FLOATS] or [Cast(leaves[0], 'f32')]
     body_exprs(k, fleaves, (B,), r.randint(1, 3))
     add_combines(k, (B,), lin, blocks * nb, ints, exact)
+    add_orders(k, (B,), lin, blocks * nb, ints, exact)
     if r.random() < 0.2:
         add_while(k, (B,), pid, [Reduce('sum', mask, 0), pid, Bin('%', nn, Lit(5))], exact, (idx, mask, size),
                   (lin, blocks * nb))
@@ -3398,6 +4113,7 @@ def fam_mat(k):
     fleaves = [x for x in leaves if x.dt in FLOATS] or [Cast(leaves[0], 'f32')]
     body_exprs(k, fleaves, shape, r.randint(1, 3))
     add_combines(k, shape, Bin('+', Bin('*', pr, Lit(gn)), pc), gm * gn, ints, exact)
+    add_orders(k, shape, Bin('+', Bin('*', pr, Lit(gn)), pc), gm * gn, ints, exact)
     if r.random() < 0.15:
         add_while(k, shape, pr, [Reduce('sum', rmask, 0), pr, Bin('%', mm, Lit(4))], exact, (at, mask, M * stride),
                   (Bin('+', Bin('*', pr, Lit(gn)), pc), gm * gn))
@@ -3648,6 +4364,7 @@ def fam_cube(k):
         leaves.append(Index(k.let(Load(Ptr(vec, i), imask, Lit(1.0)), p='v'), [':', None, None]))
     body_exprs(k, leaves, shape, r.randint(1, 3))
     add_combines(k, shape, pid, ga, [I, J, K], [x for x in leaves if x.dt in FLOATS and x.shape])
+    add_orders(k, shape, pid, ga, [I, J, K], [x for x in leaves if x.dt in FLOATS and x.shape])
     if r.random() < 0.2:
         add_while(k, shape, pid, [Reduce('sum', imask, 0), pid], leaves, (off, mask, D0 * B * S2), (pid, ga))
     e = k.expr(k.pool, shape, r.randint(1, 4))
@@ -3844,6 +4561,7 @@ def fam_dot(k):
     shape = (BM, BN)
     body_exprs(k, leaves, shape, r.randint(0, 2))
     add_combines(k, shape, Bin('+', Bin('*', pm, Lit(gn)), pn), gm * gn, [row(cm), col(cn)], exact)
+    add_orders(k, shape, Bin('+', Bin('*', pm, Lit(gn)), pn), gm * gn, [row(cm), col(cn)], exact)
     e = acc
     for _ in range(8 if fl or r.random() < 0.5 else 0):       # an epilogue that reads the product
         x = as_tile(k.expr(k.pool, shape, r.randint(0, 3)), shape)
@@ -3885,6 +4603,9 @@ def make_case(rng, index, families=FAMILIES):
         used = [f for f in ('reshape', 'permute', 'split', 'join', 'interleave') if re.search(r'\b%s\(' % f, text)]
         if used:
             k.desc.append('shapes:' + ','.join(used))
+        used = [f for f in ('flip', 'sort', 'topk', 'gather', 'histogram') if re.search(r'\b%s\(' % f, text)]
+        if used or 'bitcast' in text:
+            k.desc.append('moves:' + ','.join(used + ['bitcast'] * ('bitcast' in text)))
         k.desc.append('warps=%d' % k.warps)
         return k, attempt
     raise SystemExit('gen.py: case %d: no valid kernel in 200 draws' % index)
