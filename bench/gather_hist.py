@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import tilec  # noqa: E402
 from ptx_ab import exit_unless_close, race_warps, rows_main  # noqa: E402
 
-SHAPES = [(4096, 256), (4096, 1024), (1024, 4096)]
+SHAPES = [(4096, 256), (4096, 1024)]  # at 1024 x 4096 Triton's warps sweep outran a 5-minute run (compiles)
 WARPS = [1, 2, 4, 8, 16]
 REPS = 50
 BINS = 256
