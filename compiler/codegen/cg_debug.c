@@ -71,14 +71,21 @@ void cg_print(Cg *c, Op *op)
 	for (int k = 0; k < op->nopnds; k++) {
 		ValId v = op->opnds[k];
 		Type t = vtype(c->f, v);
-		char fmt[512];
-		int len = snprintf(fmt, sizeof fmt, "pid (%%d, %%d, %%d) idx (");
+		size_t cap = 2 * strlen(op->sattr) + 128;
+		char *fmt = NEWN(c->f->arena, char, cap);
+		int len = snprintf(fmt, cap, "pid (%%d, %%d, %%d) idx (");
 		for (int d = 0; d < t.rank; d++)
-			len += snprintf(fmt + len, sizeof fmt - (size_t)len, "%s%%d", d ? ", " : "");
-		len += snprintf(fmt + len, sizeof fmt - (size_t)len, ") %s", op->sattr);
+			len += snprintf(fmt + len, cap - (size_t)len, "%s%%d", d ? ", " : "");
+		len += snprintf(fmt + len, cap - (size_t)len, ") ");
+		for (const char *s = op->sattr; *s; s++) { /* the text as it is: % doubled */
+			if (*s == '%')
+				fmt[len++] = '%';
+			fmt[len++] = *s;
+		}
+		fmt[len] = 0;
 		if (op->nopnds > 1)
-			len += snprintf(fmt + len, sizeof fmt - (size_t)len, "(operand %d) ", k);
-		snprintf(fmt + len, sizeof fmt - (size_t)len, "%s\n", value_format(t.elem, op->iattr[0] != 0));
+			len += snprintf(fmt + len, cap - (size_t)len, "(operand %d) ", k);
+		snprintf(fmt + len, cap - (size_t)len, "%s\n", value_format(t.elem, op->iattr[0] != 0));
 		LLVMValueRef format = string(c, fmt), vals[3 + MAX_RANK + 1];
 		memcpy(vals, pid, sizeof pid);
 		const Layout *l = cg_layout(c, v);
