@@ -173,7 +173,7 @@ static void put_stmt(StrBuf *out, const Node *n, int depth)
 		put_args(out, n->args, n->nargs);
 		break;
 	case ND_FOR:
-		sb_printf(out, "(for %s (range", n->name);
+		sb_printf(out, "(for %s (%s", n->name, n->op ? "static_range" : "range");
 		put_args(out, n->args, n->nargs);
 		sb_puts(out, ")");
 		put_stmt(out, n->body, depth + 1);

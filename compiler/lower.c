@@ -64,6 +64,7 @@ typedef struct L {
 	int nunused, capunused;
 	int depth;      /* statements open around this one, across inlined fn bodies */
 	int edepth;     /* expressions open around this one, the same way */
+	int64_t copies; /* copies of the innermost static_range body made by the nest around it */
 } L;
 
 typedef struct Rv {
@@ -155,7 +156,8 @@ static void push_scope(L *l)
 static void pop_scope(L *l)
 {
 	for (Binding *b = l->scope->vars; b; b = b->next) {
-		if (b->used || b->runtime_param || b->name[0] == '_')
+		/* in a static_range body a name may serve only some copies (`if i == 0 { ... }`) */
+		if (b->used || b->runtime_param || b->name[0] == '_' || l->copies > 1)
 			continue;
 		bool seen = false;
 		for (int i = 0; i < l->nunused && !seen; i++)
@@ -1200,7 +1202,9 @@ static Rv gather(L *l, Node *call)
 			 "source %s, index %s", ax, tstr(l, ts), tstr(l, ti));
 	l->b.loc = call->loc;
 	ValId ops[2] = {src.v, idx.v};
-	ValId r = emit(l, OP_GATHER, type_with_elem(ti, ts.elem), ops, 2);
+	Type rt = type_with_elem(ti, ts.elem);
+	rt.pointee = ts.pointee; /* a tile of pointers gathers pointers to the same type */
+	ValId r = emit(l, OP_GATHER, rt, ops, 2);
 	l->f->vals[r].def->iattr[0] = ax;
 	return (Rv){r, src.weak};
 }
@@ -2670,13 +2674,20 @@ static void static_for(L *l, Node *n)
 	if (range_args(l, n, pos, &npos))
 		error_at(l->d, n->loc, "static_range takes no num_stages: its body is repeated, not a loop");
 	int64_t b[3] = {0, 0, 1};
-	for (int i = 0; i < npos; i++)
+	for (int i = 0; i < npos; i++) {
 		b[npos == 1 ? 1 : i] = const_arg(l, pos[i], "static_range bounds must be compile-time constants", false);
+		if (b[npos == 1 ? 1 : i] < INT32_MIN || b[npos == 1 ? 1 : i] > INT32_MAX)
+			error_at(l->d, pos[i]->loc, "static_range bounds must fit in i32");
+	}
 	if (b[2] == 0)
 		error_at(l->d, pos[2]->loc, "static_range step must not be zero");
 	int64_t trips = b[2] > 0 ? (b[1] - b[0] + b[2] - 1) / b[2] : (b[0] - b[1] - b[2] - 1) / -b[2];
-	if (trips > 1024)
-		error_at(l->d, n->loc, "static_range repeats its body %lld times (at most 1024)", (long long)trips);
+	trips = trips > 0 ? trips : 0;
+	int64_t saved = l->copies, outer = saved ? saved : 1;
+	if (outer * trips > 1024)
+		error_at(l->d, n->loc, "static_range repeats its body %lld times%s (at most 1024)",
+			 (long long)(outer * trips), outer > 1 ? " with the static_ranges around it" : "");
+	l->copies = outer * trips;
 	for (int64_t k = 0; k < trips; k++) {
 		push_scope(l);
 		Binding *iv = bind(l, n->name, cint(l, TY_I32, b[0] + k * b[2]), n->loc, false);
@@ -2684,6 +2695,7 @@ static void static_for(L *l, Node *n)
 		block_stmts(l, n->body);
 		pop_scope(l);
 	}
+	l->copies = saved;
 }
 
 static void for_stmt(L *l, Node *n)

@@ -304,7 +304,7 @@ static const char *check_gather(Func *f, Op *op)
 		if (d != ax && idx.shape[d] != src.shape[d])
 			return arena_printf(f->arena, "index is %s, source %s: they differ off axis %lld", tstr(f, idx),
 					    tstr(f, src), (long long)ax);
-	if (r.elem != src.elem || !same_shape(r, idx))
+	if (r.elem != src.elem || (r.elem == TY_PTR && r.pointee != src.pointee) || !same_shape(r, idx))
 		return "result is not the source's elements in the index's shape";
 	return NULL;
 }
@@ -314,7 +314,7 @@ static const char *check_histogram(Func *f, Op *op)
 	Type a = vtype(f, op->opnds[0]), r = vtype(f, op->res[0]);
 	if (a.rank < 1 || !elem_is_int(a.elem) || a.elem == TY_I1)
 		return arena_printf(f->arena, "operand is %s, not a tile of integers", tstr(f, a));
-	return r.rank == 1 && r.elem == TY_I32 ? NULL : "result is not a 1-D tile of i32";
+	return r.rank == 1 && r.elem == TY_I32 && is_pow2(r.shape[0]) ? NULL : "result is not a 1-D tile of i32";
 }
 
 /* reduce, scan: k tiles of one shape, the results they make (the region: check_combine_region) */

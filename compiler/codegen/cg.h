@@ -63,6 +63,8 @@ typedef struct CgSpans {
 	bool all;
 } CgSpans;
 
+enum { CG_MAX_PRINT_SLOTS = 16 };
+
 typedef struct Cg {
 	Func *f;
 	const Target *t;
@@ -91,6 +93,8 @@ typedef struct Cg {
 	LLVMMetadataRef scope;
 	LLVMTypeRef i1, i8, i16, i32, i64, f32;
 	const char *file;      /* the source's name (device_assert's message) */
+	LLVMValueRef print_slots[CG_MAX_PRINT_SLOTS]; /* cg_debug.c: vprintf's argument structs, one per type */
+	int nprint_slots;
 } Cg;
 
 /* ---- cg_main.c: helpers for every op family ---- */

@@ -48,14 +48,26 @@ static LLVMValueRef value_arg(Cg *c, LLVMValueRef x, ElemKind e, bool hex)
 	return hex || e == TY_I1 ? LLVMBuildZExt(c->b, x, c->i64, "") : LLVMBuildSExt(c->b, x, c->i64, "");
 }
 
-/* vprintf(format, {vals...}) with the struct in a local slot made once in the entry block */
+/*
+ * vprintf(format, {vals...}) with the struct in a local slot made in the
+ * entry block: one per struct type, which every call of that type reuses
+ * (vprintf has read it by the time it returns).
+ */
 static void vprintf_call(Cg *c, LLVMValueRef format, LLVMValueRef *vals, int n)
 {
 	LLVMTypeRef ft[8];
 	for (int i = 0; i < n; i++)
 		ft[i] = LLVMTypeOf(vals[i]);
 	LLVMTypeRef st = LLVMStructTypeInContext(c->ctx, ft, (unsigned)n, 0);
-	LLVMValueRef slot = LLVMBuildAlloca(c->pre, st, "");
+	LLVMValueRef slot = NULL;
+	for (int i = 0; i < c->nprint_slots && !slot; i++)
+		if (LLVMGetAllocatedType(c->print_slots[i]) == st)
+			slot = c->print_slots[i];
+	if (!slot) {
+		slot = LLVMBuildAlloca(c->pre, st, "");
+		if (c->nprint_slots < CG_MAX_PRINT_SLOTS)
+			c->print_slots[c->nprint_slots++] = slot;
+	}
 	for (int i = 0; i < n; i++)
 		LLVMBuildStore(c->b, vals[i], LLVMBuildStructGEP2(c->b, st, slot, (unsigned)i, ""));
 	LLVMValueRef args[2] = {format, slot};

@@ -728,6 +728,26 @@ static const char *static_src =
 	"    store(out + arange(0, 8), acc);\n"
 	"}\n";
 
+/* gather of a tile of pointers gathers pointers (to the same type) */
+static const char *gather_ptr_src =
+	"kernel gp(x: *i32, out: *i32) {\n"
+	"    let p = gather(x + arange(0, 16), 15 - arange(0, 16), 0);\n"
+	"    store(out + arange(0, 16), load(p));\n"
+	"}\n";
+
+static void test_gather_ptr(int opt)
+{
+	int32_t x[16], out[16];
+	for (int i = 0; i < 16; i++)
+		x[i] = 100 + i, out[i] = REF_POISON_INT;
+	KArg a[] = {kbuf(x, sizeof x), kbuf(out, sizeof out)};
+	if (!CHECKF(run_text("gp.tile", gather_ptr_src, NULL, NULL, 0, opt, a, 2, 1, 1, 1) == 0, "gather of pointers: %s",
+		    run_error))
+		return;
+	for (int i = 0; i < 16; i++)
+		CHECKF(out[i] == 115 - i, "gather of pointers (opt %d) at %d: %d", opt, i, out[i]);
+}
+
 static void test_static_range(int opt)
 {
 	float x[32], out[8 + 30], want[8 + 30];
@@ -776,6 +796,7 @@ int main(void)
 		test_reduce(opt, ori[opt], orf[opt]);
 		test_flow(opt);
 		test_static_range(opt);
+		test_gather_ptr(opt);
 		test_maths(opt, om[opt], omh[opt]);
 		test_fns(opt, ofn[opt]);
 		test_rng(opt, orng[opt], orngf[opt]);
