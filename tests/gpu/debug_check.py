@@ -22,6 +22,7 @@ kernel dbg(x: *f32, v: *i8, n: i32) {
     device_print("bytes", load(v + i), hex = true);
     device_assert(t < 100.0, "t is small");
     device_assert(n > 0, mask = n != 5);
+    device_print("100% ", n);
 }
 """
 ONE = """pid (%d, 0, 0) idx (0) t = 1.5
@@ -37,6 +38,7 @@ pid (%d, 0, 0) idx (0) bytes: 0xff
 pid (%d, 0, 0) idx (1) bytes: 0x2
 pid (%d, 0, 0) idx (2) bytes: 0x7f
 pid (%d, 0, 0) idx (3) bytes: 0x80
+pid (%d, 0, 0) idx () 100%% 18
 """
 
 
@@ -59,7 +61,7 @@ def child(mode):
 def main():
     ok = True
     r = subprocess.run([sys.executable, __file__, "print"], capture_output=True, text=True)
-    want = sorted("".join(ONE % ((p,) * 13) for p in range(2)).splitlines())
+    want = sorted("".join(ONE % ((p,) * 14) for p in range(2)).splitlines())
     got = sorted(r.stdout.splitlines())
     if r.returncode != 0 or got != want:
         ok = False

@@ -201,6 +201,7 @@ static const char *debug_src =
 	"    device_print(\"bytes\", load(v + i), hex = true);\n"
 	"    device_assert(t < 100.0, \"t is small\");\n"
 	"    device_assert(n > 0, mask = n != 5);\n"
+	"    device_print(\"100% \", n);\n"
 	"}\n";
 
 static void test_debug(int opt)
@@ -231,11 +232,12 @@ static void test_debug(int opt)
 		"pid (%d, 0, 0) idx (0) bytes: 0xff\n"
 		"pid (%d, 0, 0) idx (1) bytes: 0x2\n"
 		"pid (%d, 0, 0) idx (2) bytes: 0x7f\n"
-		"pid (%d, 0, 0) idx (3) bytes: 0x80\n";
+		"pid (%d, 0, 0) idx (3) bytes: 0x80\n"
+		"pid (%d, 0, 0) idx () 100%% 18\n";
 	char want[2048];
 	int k = 0;
 	for (int p = 0; p < 2; p++)
-		k += snprintf(want + k, sizeof want - (size_t)k, one, p, p, p, p, p, p, p, p, p, p, p, p, p);
+		k += snprintf(want + k, sizeof want - (size_t)k, one, p, p, p, p, p, p, p, p, p, p, p, p, p, p);
 	CHECKF(strcmp(got, want) == 0, "device_print (opt %d):\n got:\n%s\nwant:\n%s", opt, got, want);
 	x[2] = 100;
 	run_output = tmpfile(); /* the prints before the asserts */
