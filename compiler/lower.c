@@ -639,7 +639,7 @@ static int axis_arg(L *l, Node *n, Type t)
 	if (ax < 0)
 		ax += t.rank;
 	if (ax < 0 || ax >= t.rank)
-		error_at(l->d, n->loc, "reduction axis %lld is out of range for %s", (long long)ax, tstr(l, t));
+		error_at(l->d, n->loc, "axis %lld is out of range for %s", (long long)ax, tstr(l, t));
 	return (int)ax;
 }
 
@@ -1162,6 +1162,8 @@ static Rv hint(L *l, Node *call)
 	if (d->kind == ND_LIST && n != (t.rank ? t.rank : 1))
 		error_at(l->d, d->loc, "'%s' of %s needs %d values, got %d", call->name, tstr(l, t), t.rank ? t.rank : 1, n);
 	Node *last = d->kind == ND_LIST ? d->args[n - 1] : d;
+	for (int i = 0; i < n - 1; i++) /* only the last counts, but each must be one */
+		const_arg(l, d->args[i], "hint values must be compile-time constants", false);
 	int64_t v = const_arg(l, last, "hint values must be compile-time constants", false);
 	if (v < 1 || v > (int64_t)1 << 30)
 		error_at(l->d, last->loc, "'%s' needs a value from 1 to 2^30, got %lld", call->name, (long long)v);
@@ -2658,7 +2660,7 @@ static int64_t range_args(L *l, Node *n, Node **pos, int *npos)
 			error_at(l->d, a->loc, "num_stages must be from 1 to 8, got %lld", (long long)stages);
 	}
 	if (*npos < 1 || *npos > 3)
-		error_at(l->d, n->loc, "'range' takes 1 to 3 bounds, got %d", *npos);
+		error_at(l->d, n->loc, "'%s' takes 1 to 3 bounds, got %d", n->op ? "static_range" : "range", *npos);
 	return stages;
 }
 
