@@ -2677,8 +2677,9 @@ static void static_for(L *l, Node *n)
 		error_at(l->d, n->loc, "static_range takes no num_stages: its body is repeated, not a loop");
 	int64_t b[3] = {0, 0, 1};
 	for (int i = 0; i < npos; i++) {
-		b[npos == 1 ? 1 : i] = const_arg(l, pos[i], "static_range bounds must be compile-time constants", false);
-		if (b[npos == 1 ? 1 : i] < INT32_MIN || b[npos == 1 ? 1 : i] > INT32_MAX)
+		int64_t *at = &b[npos == 1 ? 1 : i]; /* static_range(hi) gives only the upper bound */
+		*at = const_arg(l, pos[i], "static_range bounds must be compile-time constants", false);
+		if (*at < INT32_MIN || *at > INT32_MAX)
 			error_at(l->d, pos[i]->loc, "static_range bounds must fit in i32");
 	}
 	if (b[2] == 0)

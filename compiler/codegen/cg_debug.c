@@ -115,9 +115,11 @@ void cg_print(Cg *c, Op *op)
 			if (r & zm)
 				continue;
 			LLVMValueRef flat = cg_flat_index(c, l, ti, r);
-			for (int d = t.rank - 1, shift = 0; d >= 0; shift += ilog2((uint64_t)t.shape[d--])) {
+			int shift = 0; /* the flat index's field of axis d, last axis lowest */
+			for (int d = t.rank - 1; d >= 0; d--) {
 				LLVMValueRef at = LLVMBuildLShr(c->b, flat, cg_i32c(c, shift), "");
 				vals[3 + d] = LLVMBuildAnd(c->b, at, cg_i32c(c, t.shape[d] - 1), "");
+				shift += ilog2((uint64_t)t.shape[d]);
 			}
 			vals[3 + t.rank] = value_arg(c, c->regs[v][r], t.elem, op->iattr[0] != 0);
 			vprintf_call(c, format, vals, 4 + t.rank);
