@@ -25,10 +25,30 @@
 #define MAX_NUMEL (1 << 20)
 #define MAX_PARAMS 256 /* of each kind: runtime and const */
 
+/*
+ * A block pointer (make_block_ptr, as Triton's): a block of a tensor in
+ * global memory.  It is no IR value: its parts are, and load, store and
+ * advance take them apart (a loop carries each part).  The block's shape
+ * and the integer type of the index arithmetic are fixed when it is made.
+ */
+typedef struct BPtr {
+	int rank;
+	int32_t block[MAX_RANK];
+	ElemKind idx;                   /* i32, or i64 where a shape, stride or offset is */
+	ValId part[1 + 3 * MAX_RANK];   /* the base, then rank shapes, rank strides, rank offsets */
+} BPtr;
+
+enum { BP_BASE = 0 };
+static int bp_nparts(const BPtr *p) { return 1 + 3 * p->rank; }
+static int bp_shape(const BPtr *p, int d) { (void)p; return 1 + d; }
+static int bp_stride(const BPtr *p, int d) { return 1 + p->rank + d; }
+static int bp_off(const BPtr *p, int d) { return 1 + 2 * p->rank + d; }
+
 typedef struct Binding Binding;
 struct Binding {
 	const char *name;
 	ValId v;
+	BPtr *bp;            /* a block pointer's parts (v is then its base) */
 	Loc loc;
 	bool mutable_;
 	bool used;
@@ -70,9 +90,13 @@ typedef struct L {
 typedef struct Rv {
 	ValId v;
 	bool weak;
+	BPtr *bp;  /* a block pointer (v is its base): only bexpr() passes one on */
 } Rv;
 
+static Rv rv(ValId v, bool weak) { return (Rv){v, weak, NULL}; }
+
 static Rv expr(L *l, Node *n);
+static Rv bexpr(L *l, Node *n);
 static void stmt(L *l, Node *n);
 static void block_stmts(L *l, Node *n);
 static void if_stmt(L *l, Node *n);
@@ -185,6 +209,14 @@ static Binding *bind(L *l, const char *name, ValId v, Loc loc, bool mutable_)
 	return b;
 }
 
+/* name bound to x: a value, or a block pointer */
+static Binding *bind_rv(L *l, const char *name, Rv x, Loc loc, bool mutable_)
+{
+	Binding *b = bind(l, name, x.v, loc, mutable_);
+	b->bp = x.bp;
+	return b;
+}
+
 static Binding *lookup(L *l, const char *name)
 {
 	for (Scope *s = l->scope; s; s = s->up)
@@ -204,7 +236,7 @@ static ValId zero_of(L *l, ElemKind e) { return elem_is_float(e) ? cfloat(l, e, 
 static Rv weak_int(L *l, int64_t v)
 {
 	ElemKind e = (v >= INT32_MIN && v <= INT32_MAX) ? TY_I32 : TY_I64;
-	return (Rv){cint(l, e, v), true};
+	return rv(cint(l, e, v), true);
 }
 
 /* ---- conversions ---- */
@@ -378,7 +410,7 @@ static ValId to_bool(L *l, Loc loc, Rv x, const char *what)
 		return x.v;
 	if (!elem_is_int(t.elem))
 		error_at(l->d, loc, "'%s' needs an integer or i1 operand, got %s", what, tstr(l, t));
-	Rv zero = {cint(l, t.elem, 0), true};
+	Rv zero = rv(cint(l, t.elem, 0), true);
 	ValId z = broadcast_to(l, zero.v, t);
 	ValId ops[2] = {x.v, z};
 	ValId r = emit(l, OP_CMP, type_with_elem(t, TY_I1), ops, 2);
@@ -456,7 +488,7 @@ static Rv pointer_arith(L *l, Loc loc, int op, Rv x, Rv y)
 	Type rt = s;
 	rt.elem = TY_PTR;
 	rt.pointee = tx.pointee;
-	return (Rv){emit(l, OP_PTRADD, rt, ops, 2), false};
+	return rv(emit(l, OP_PTRADD, rt, ops, 2), false);
 bad:
 	error_at(l->d, loc, "invalid operands to '%s': %s and %s", tok_text[op], tstr(l, ty(l, x.v)),
 		 tstr(l, ty(l, y.v)));
@@ -466,10 +498,10 @@ static Rv binary(L *l, Loc loc, int op, Rv x, Rv y)
 {
 	Type tx = ty(l, x.v), ty_ = ty(l, y.v);
 	if (op == TK_ANDAND || op == TK_OROR) {
-		Rv a = {to_bool(l, loc, x, tok_text[op]), false}, b = {to_bool(l, loc, y, tok_text[op]), false};
+		Rv a = rv(to_bool(l, loc, x, tok_text[op]), false), b = rv(to_bool(l, loc, y, tok_text[op]), false);
 		unify(l, loc, &a, &b, TY_I1);
 		ValId ops[2] = {a.v, b.v};
-		return (Rv){emit(l, op == TK_ANDAND ? OP_AND : OP_OR, ty(l, a.v), ops, 2), false};
+		return rv(emit(l, op == TK_ANDAND ? OP_AND : OP_OR, ty(l, a.v), ops, 2), false);
 	}
 	int pred = cmp_pred(op);
 	if (tx.elem == TY_PTR || ty_.elem == TY_PTR) {
@@ -480,7 +512,7 @@ static Rv binary(L *l, Loc loc, int op, Rv x, Rv y)
 			ValId ops[2] = {broadcast_to(l, x.v, s), broadcast_to(l, y.v, s)};
 			ValId r = emit(l, OP_CMP, type_with_elem(s, TY_I1), ops, 2);
 			l->f->vals[r].def->iattr[0] = pred;
-			return (Rv){r, false};
+			return rv(r, false);
 		}
 		if (pred >= 0)
 			error_at(l->d, loc, "invalid operands to '%s': %s and %s", tok_text[op], tstr(l, tx), tstr(l, ty_));
@@ -500,12 +532,12 @@ static Rv binary(L *l, Loc loc, int op, Rv x, Rv y)
 		if (pred >= 0) {
 			bool c = pred == CMP_EQ ? a == b : pred == CMP_NE ? a != b : pred == CMP_LT ? a < b
 				 : pred == CMP_LE ? a <= b : pred == CMP_GT ? a > b : a >= b;
-			return (Rv){cint(l, TY_I1, c), false};
+			return rv(cint(l, TY_I1, c), false);
 		}
 		if (fold_int(op, a, b, &r)) {
 			if (weak)
 				return weak_int(l, r);
-			return (Rv){cint(l, e, wrap(e, r)), false};
+			return rv(cint(l, e, wrap(e, r)), false);
 		}
 	}
 	unify(l, loc, &x, &y, e);
@@ -514,11 +546,11 @@ static Rv binary(L *l, Loc loc, int op, Rv x, Rv y)
 	if (pred >= 0) {
 		ValId v = emit(l, OP_CMP, type_with_elem(rt, TY_I1), ops, 2);
 		l->f->vals[v].def->iattr[0] = pred;
-		return (Rv){v, false};
+		return rv(v, false);
 	}
 	if (code == OP_COUNT)
 		die("binary operator %d", op);
-	return (Rv){emit(l, code, rt, ops, 2), weak};
+	return rv(emit(l, code, rt, ops, 2), weak);
 }
 
 static Rv unary(L *l, Node *n)
@@ -532,19 +564,19 @@ static Rv unary(L *l, Node *n)
 		if (t.elem == TY_PTR || t.elem == TY_I1)
 			error_at(l->d, n->loc, "invalid operand to unary '-': %s", tstr(l, t));
 		if (t.rank == 0 && const_of(l, x.v, &i, &fv))
-			return (Rv){elem_is_float(t.elem) ? cfloat(l, t.elem, -fv) : cint(l, t.elem, wrap(t.elem, -(uint64_t)i)),
-				    x.weak};
-		return (Rv){emit(l, OP_NEG, t, &x.v, 1), x.weak};
+			return rv(elem_is_float(t.elem) ? cfloat(l, t.elem, -fv) : cint(l, t.elem, wrap(t.elem, -(uint64_t)i)),
+				    x.weak);
+		return rv(emit(l, OP_NEG, t, &x.v, 1), x.weak);
 	case TK_BANG: {
 		ValId b = to_bool(l, n->loc, x, "!");
 		if (t.rank == 0 && const_of(l, b, &i, NULL))
-			return (Rv){cint(l, TY_I1, !i), false};
-		return (Rv){emit(l, OP_NOT, ty(l, b), &b, 1), false};
+			return rv(cint(l, TY_I1, !i), false);
+		return rv(emit(l, OP_NOT, ty(l, b), &b, 1), false);
 	}
 	case TK_TILDE:
 		if (!elem_is_int(t.elem))
 			error_at(l->d, n->loc, "'~' needs an integer or i1 operand, got %s", tstr(l, t));
-		return (Rv){emit(l, OP_NOT, t, &x.v, 1), x.weak};
+		return rv(emit(l, OP_NOT, t, &x.v, 1), x.weak);
 	}
 	die("unary operator %d", n->op);
 }
@@ -556,12 +588,12 @@ static Rv name(L *l, Node *n)
 	Binding *b = lookup(l, n->name);
 	if (b) {
 		b->used = true;
-		return (Rv){b->v, b->weak};
+		return (Rv){b->v, b->weak, b->bp};
 	}
 	if (strcmp(n->name, "inf") == 0)
-		return (Rv){cfloat(l, TY_F32, INFINITY), true};
+		return rv(cfloat(l, TY_F32, INFINITY), true);
 	if (strcmp(n->name, "nan") == 0)
-		return (Rv){cfloat(l, TY_F32, NAN), true};
+		return rv(cfloat(l, TY_F32, NAN), true);
 	error_at(l->d, n->loc, "unknown name '%s'", n->name);
 }
 
@@ -651,10 +683,10 @@ static ElemKind type_arg(L *l, Node *call, Node *n)
 	return (ElemKind)n->ty.elem;
 }
 
-/* The items of a constant list argument `[a, b]` into *items, and how many; a lone `a` is one. */
+/* The items of a list argument `[a, b]` or `(a, b)` into *items, and how many; a lone `a` is one. */
 static int list_items(Node **n, Node ***items)
 {
-	bool list = (*n)->kind == ND_LIST;
+	bool list = (*n)->kind == ND_LIST || (*n)->kind == ND_TUPLE;
 	*items = list ? (*n)->args : n;
 	return list ? (*n)->nargs : 1;
 }
@@ -718,7 +750,7 @@ static Rv reduce(L *l, Node *call, Opcode code)
 		v = cast_to(l, v, TY_F32); /* sums of halves accumulate in f32 */
 	else if (code == OP_SUM && elem_bits(t.elem) < 32)
 		v = cast_to(l, v, TY_I32);
-	return (Rv){reduce_of(l, code, v, ax), false};
+	return rv(reduce_of(l, code, v, ax), false);
 }
 
 /* body as op's next region */
@@ -753,7 +785,7 @@ static Rv xor_sum(L *l, Node *call)
 	Type t = need_tensor(l, a.a[0], x, "xor_sum");
 	if (!elem_is_int(t.elem) || t.elem == TY_I1)
 		error_at(l->d, a.a[0]->loc, "'xor_sum' needs integers, got %s", tstr(l, t));
-	return (Rv){region_op(l, call->loc, OP_REDUCE, OP_XOR, x.v, axis_arg(l, a.a[1], t), false), false};
+	return rv(region_op(l, call->loc, OP_REDUCE, OP_XOR, x.v, axis_arg(l, a.a[1], t), false), false);
 }
 
 /*
@@ -772,7 +804,7 @@ static Rv cumsum(L *l, Node *call, bool prod)
 	int ax = a.a[1] ? axis_arg(l, a.a[1], t) : 0;
 	int64_t rev = a.a[2] ? const_arg(l, a.a[2], "reverse must be a compile-time constant", false) : 0;
 	if (prod)
-		return (Rv){region_op(l, call->loc, OP_SCAN, OP_MUL, x.v, ax, rev != 0), false};
+		return rv(region_op(l, call->loc, OP_SCAN, OP_MUL, x.v, ax, rev != 0), false);
 	ValId v = x.v;
 	if (t.elem == TY_F16 || t.elem == TY_BF16)
 		v = cast_to(l, v, TY_F32);
@@ -782,7 +814,7 @@ static Rv cumsum(L *l, Node *call, bool prod)
 	ValId r = emit(l, OP_CUMSUM, ty(l, v), &v, 1);
 	l->f->vals[r].def->iattr[0] = ax;
 	l->f->vals[r].def->iattr[1] = rev != 0;
-	return (Rv){r, false};
+	return rv(r, false);
 }
 
 static Rv unary_math(L *l, Node *call, Opcode code)
@@ -799,15 +831,15 @@ static Rv unary_math(L *l, Node *call, Opcode code)
 	if (!op_elem_ok(code, t.elem) || (t.elem == TY_F64 && !strcmp(call->name, "sigmoid")))
 		error_at(l->d, a.a[0]->loc, "'%s' of f64 is not supported (the GPU has no f64 %s); cast to f32",
 			 call->name, call->name);
-	return (Rv){emit(l, code, t, &x.v, 1), x.weak};
+	return rv(emit(l, code, t, &x.v, 1), x.weak);
 }
 
 static Rv sigmoid(L *l, Node *call)
 {
 	Rv x = unary_math(l, call, OP_NEG); /* checks and negates: -x */
 	ValId e = emit(l, OP_EXP, ty(l, x.v), &x.v, 1);
-	Rv one = {cfloat(l, TY_F32, 1.0), true};
-	Rv den = binary(l, call->loc, TK_PLUS, (Rv){e, false}, one);
+	Rv one = rv(cfloat(l, TY_F32, 1.0), true);
+	Rv den = binary(l, call->loc, TK_PLUS, rv(e, false), one);
 	return binary(l, call->loc, TK_SLASH, one, den);
 }
 
@@ -816,7 +848,7 @@ static Rv extremum(L *l, Loc loc, Opcode code, Rv x, Rv y)
 {
 	unify(l, loc, &x, &y, promote(ty(l, x.v), x.weak, ty(l, y.v), y.weak));
 	ValId ops[2] = {x.v, y.v};
-	return (Rv){emit(l, code, ty(l, x.v), ops, 2), x.weak && y.weak};
+	return rv(emit(l, code, ty(l, x.v), ops, 2), x.weak && y.weak);
 }
 
 static Rv minmax(L *l, Node *call, int is_max)
@@ -871,7 +903,7 @@ static Rv fma_call(L *l, Node *call)
 		ops[i] = broadcast_to(l, cast_to(l, v[i].v, e), s);
 	}
 	l->b.loc = call->loc;
-	return (Rv){emit(l, OP_FMA, ty(l, ops[0]), ops, 3), weak};
+	return rv(emit(l, OP_FMA, ty(l, ops[0]), ops, 3), weak);
 }
 
 /* The element type of `call`'s two operands: promoted numbers, or pointers to one type (cast_to keeps them). */
@@ -893,7 +925,7 @@ static Rv where(L *l, Node *call)
 {
 	static const char *const names[] = {"cond", "a", "b", NULL};
 	Args a = args_of(l, call, names, 3);
-	Rv c = {to_bool(l, a.a[0]->loc, expr(l, a.a[0]), "where"), false};
+	Rv c = rv(to_bool(l, a.a[0]->loc, expr(l, a.a[0]), "where"), false);
 	Rv x = expr(l, a.a[1]), y = expr(l, a.a[2]);
 	Type tx = ty(l, x.v), ty_ = ty(l, y.v), s;
 	ElemKind e = pair_elem(l, call, x, y);
@@ -902,7 +934,7 @@ static Rv where(L *l, Node *call)
 			 tstr(l, ty_));
 	ValId ops[3] = {broadcast_to(l, c.v, s), broadcast_to(l, cast_to(l, x.v, e), s),
 			broadcast_to(l, cast_to(l, y.v, e), s)};
-	return (Rv){emit(l, OP_SELECT, ty(l, ops[1]), ops, 3), x.weak && y.weak};
+	return rv(emit(l, OP_SELECT, ty(l, ops[1]), ops, 3), x.weak && y.weak);
 }
 
 /* x's elements in row-major order, in `shape` (as many elements). */
@@ -928,7 +960,7 @@ static Rv reshape(L *l, Node *call)
 	Rv x = expr(l, a.a[0]);
 	need_tensor(l, a.a[0], x, "reshape");
 	Type s = shape_arg(l, a.a[1], TY_I32);
-	return (Rv){reshape_to(l, call->loc, x.v, s.rank, s.shape), x.weak};
+	return rv(reshape_to(l, call->loc, x.v, s.rank, s.shape), x.weak);
 }
 
 /* the 2-D tile x transposed */
@@ -971,7 +1003,7 @@ static Rv permute(L *l, Node *call)
 	ValId v = emit(l, OP_PERMUTE, r, &x.v, 1);
 	l->f->vals[v].def->iattr[0] = perm;
 	l->f->vals[v].def->iattr[1] = t.rank;
-	return (Rv){v, x.weak};
+	return rv(v, x.weak);
 }
 
 /* a and b, of one type and shape, side by side along a new last axis of 2 */
@@ -1009,7 +1041,7 @@ static Rv join(L *l, Node *call, bool interleave)
 		t.shape[t.rank - 2] *= 2;
 		j = reshape_to(l, call->loc, j, t.rank - 1, t.shape);
 	}
-	return (Rv){j, x.weak && y.weak};
+	return rv(j, x.weak && y.weak);
 }
 
 /* broadcast_to(input, shape): input stretched to `shape` (a constant list) by numpy's rules, as tl.broadcast_to */
@@ -1022,7 +1054,7 @@ static Rv broadcast_call(L *l, Node *call)
 	if (!broadcasts_to(t, s))
 		error_at(l->d, call->loc, "cannot broadcast %s to the shape %s", tstr(l, t), shape_str(l, s));
 	l->b.loc = call->loc;
-	return (Rv){broadcast_to(l, x.v, s), false};
+	return rv(broadcast_to(l, x.v, s), false);
 }
 
 /*
@@ -1056,7 +1088,7 @@ static Rv expand_dims(L *l, Node *call)
 	for (int ax = 0; ax < rank; ax++)
 		if (seen & 1 << ax)
 			v = expand_at(l, v, ax);
-	return (Rv){v, false};
+	return rv(v, false);
 }
 
 /* ravel(x, can_reorder?): x's elements in row-major order, as tl.ravel; the order is kept whatever can_reorder says */
@@ -1068,7 +1100,7 @@ static Rv ravel(L *l, Node *call)
 	int32_t n = (int32_t)type_numel(need_tensor(l, a.a[0], x, "ravel"));
 	if (a.a[1])
 		const_arg(l, a.a[1], "can_reorder must be a compile-time constant", false);
-	return (Rv){reshape_to(l, call->loc, x.v, 1, &n), x.weak};
+	return rv(reshape_to(l, call->loc, x.v, 1, &n), x.weak);
 }
 
 /*
@@ -1094,7 +1126,7 @@ static Rv cat(L *l, Node *call)
 			  reshape_to(l, call->loc, cast_to(l, y.v, e), 1, &n));
 	r.shape[0] *= 2;
 	check_tile(l, call->loc, r.rank, r.shape);
-	return (Rv){reshape_to(l, call->loc, transpose(l, call->loc, j), r.rank, r.shape), x.weak && y.weak};
+	return rv(reshape_to(l, call->loc, transpose(l, call->loc, j), r.rank, r.shape), x.weak && y.weak);
 }
 
 /* let a, b = split(x): x[..., 0] and x[..., 1] of x whose last axis is 2. */
@@ -1110,7 +1142,7 @@ static int split(L *l, Node *call, Rv *out)
 	t.shape[--t.rank] = 0;
 	l->b.loc = call->loc;
 	for (int k = 0; k < 2; k++) {
-		out[k] = (Rv){emit(l, OP_SPLIT, t, &x.v, 1), x.weak};
+		out[k] = rv(emit(l, OP_SPLIT, t, &x.v, 1), x.weak);
 		l->f->vals[out[k].v].def->iattr[0] = k;
 	}
 	return 2;
@@ -1135,7 +1167,7 @@ static Rv flip(L *l, Node *call)
 	Type t = need_tensor(l, a.a[0], x, "flip");
 	int ax = a.a[1] ? axis_arg(l, a.a[1], t) : t.rank - 1;
 	l->b.loc = call->loc;
-	return t.shape[ax] == 1 ? x : (Rv){xorperm(l, x.v, ax, t.shape[ax] - 1), x.weak};
+	return t.shape[ax] == 1 ? x : rv(xorperm(l, x.v, ax, t.shape[ax] - 1), x.weak);
 }
 
 /*
@@ -1179,7 +1211,7 @@ static Rv hint(L *l, Node *call)
 	ValId r = emit(l, OP_ASSUME, t, &from, 1);
 	l->f->vals[r].def->iattr[0] = at[0];
 	l->f->vals[r].def->iattr[1] = at[1] | at[2] << 32;
-	return (Rv){r, x.weak};
+	return rv(r, x.weak);
 }
 
 /*
@@ -1208,7 +1240,7 @@ static Rv gather(L *l, Node *call)
 	rt.pointee = ts.pointee; /* a tile of pointers gathers pointers to the same type */
 	ValId r = emit(l, OP_GATHER, rt, ops, 2);
 	l->f->vals[r].def->iattr[0] = ax;
-	return (Rv){r, src.weak};
+	return rv(r, src.weak);
 }
 
 /*
@@ -1231,7 +1263,7 @@ static Rv histogram(L *l, Node *call)
 	check_tile(l, a.a[1]->loc, 1, shape);
 	ValId v = x.v;
 	if (a.a[2]) {
-		Rv m = {to_bool(l, a.a[2]->loc, expr(l, a.a[2]), "histogram"), false};
+		Rv m = rv(to_bool(l, a.a[2]->loc, expr(l, a.a[2]), "histogram"), false);
 		Type s;
 		if (!broadcast_shape(ty(l, m.v), t, &s) || !type_eq(type_with_elem(s, t.elem), t))
 			error_at(l->d, a.a[2]->loc, "'histogram' mask %s does not broadcast to the input's %s",
@@ -1241,7 +1273,7 @@ static Rv histogram(L *l, Node *call)
 		v = emit(l, OP_SELECT, t, ops, 3);
 	}
 	l->b.loc = call->loc;
-	return (Rv){emit(l, OP_HISTOGRAM, type_tensor(TY_I32, 1, shape), &v, 1), false};
+	return rv(emit(l, OP_HISTOGRAM, type_tensor(TY_I32, 1, shape), &v, 1), false);
 }
 
 /*
@@ -1280,14 +1312,14 @@ static Rv flip_magnitude(L *l, Loc loc, Rv b, int w)
 static Rv float_key(L *l, Loc loc, Rv x)
 {
 	ElemKind e = ty(l, x.v).elem, ie = elem_bits(e) == 16 ? TY_I16 : elem_bits(e) == 32 ? TY_I32 : TY_I64;
-	Rv b = flip_magnitude(l, loc, (Rv){bitcast(l, x.v, ie), false}, elem_bits(e));
+	Rv b = flip_magnitude(l, loc, rv(bitcast(l, x.v, ie), false), elem_bits(e));
 	return wrapping(l, loc, TK_MINUS, b, weak_int(l, nan_count(e)));
 }
 
 static Rv key_float(L *l, Loc loc, Rv k, ElemKind e)
 {
 	Rv b = wrapping(l, loc, TK_PLUS, k, weak_int(l, nan_count(e)));
-	return (Rv){bitcast(l, flip_magnitude(l, loc, b, elem_bits(e)).v, e), false};
+	return rv(bitcast(l, flip_magnitude(l, loc, b, elem_bits(e)).v, e), false);
 }
 
 /* (b >> i ^ b >> j) & 1 == want, for the positions b along the axis (i1, broadcastable to the tile) */
@@ -1304,9 +1336,9 @@ static Rv bits_equal(L *l, Loc loc, Rv pos, int i, int j, int want)
 static void take_partner(L *l, Rv *xs, Rv p, int k, int ax, int64_t m, Rv take)
 {
 	for (int i = 0; i < k; i++) {
-		Rv q = i == 0 ? p : (Rv){xorperm(l, xs[i].v, ax, m), false};
+		Rv q = i == 0 ? p : rv(xorperm(l, xs[i].v, ax, m), false);
 		ValId ops[3] = {broadcast_to(l, take.v, ty(l, xs[i].v)), q.v, xs[i].v};
-		xs[i] = (Rv){emit(l, OP_SELECT, ty(l, xs[i].v), ops, 3), false};
+		xs[i] = rv(emit(l, OP_SELECT, ty(l, xs[i].v), ops, 3), false);
 	}
 }
 
@@ -1322,7 +1354,7 @@ static void take_partner(L *l, Rv *xs, Rv p, int k, int ax, int64_t m, Rv take)
 static void merge(L *l, Loc loc, Rv *xs, int k, int ax, Rv pos, int top, int d, int desc)
 {
 	for (int j = top - 1; j >= 0; j--) {
-		Rv p = {xorperm(l, xs[0].v, ax, (int64_t)1 << j), false};
+		Rv p = rv(xorperm(l, xs[0].v, ax, (int64_t)1 << j), false);
 		Rv first = bits_equal(l, loc, pos, j, d, desc), take;
 		if (k == 1)
 			take = binary(l, loc, TK_CARET, first, binary(l, loc, TK_GE, p, xs[0]));
@@ -1385,7 +1417,7 @@ static Rv axis_index(L *l, Type t, int ax)
 	for (int d = 0; d < t.rank; d++)
 		if (d != ax)
 			pv = expand_at(l, pv, d < ax ? 0 : ty(l, pv).rank);
-	return (Rv){pv, false};
+	return rv(pv, false);
 }
 
 /*
@@ -1412,7 +1444,7 @@ static void pick_block(L *l, Loc loc, Rv *xs, int k, int ax, int32_t nb)
 	for (int i = 0; i < k; i++) {
 		Type t = ty(l, xs[i].v);
 		t.shape[ax] = len / nb;
-		xs[i] = (Rv){reshape_to(l, loc, op->res[i], t.rank, t.shape), false};
+		xs[i] = rv(reshape_to(l, loc, op->res[i], t.rank, t.shape), false);
 	}
 }
 
@@ -1461,7 +1493,7 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 		desc = const_arg(l, a.a[2], "descending must be a compile-time constant", false) != 0;
 	l->b.loc = call->loc;
 	for (int i = 0; i < k; i++)
-		xs[i] = (Rv){broadcast_to(l, xs[i].v, shape), false};
+		xs[i] = rv(broadcast_to(l, xs[i].v, shape), false);
 	ElemKind ke = ty(l, xs[0].v).elem;
 	if (elem_is_float(ke))
 		xs[0] = float_key(l, call->loc, xs[0]);
@@ -1474,11 +1506,11 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 		Type t = ty(l, xs[0].v);
 		ValId halves = around_axis(l, call->loc, xs[0].v, ax, 1, 2, 1 << (m - 1));
 		t.shape[ax] = 1 << (m - 1);
-		xs[0] = (Rv){reshape_to(l, call->loc, reduce_of(l, OP_RMAX, halves, 1), t.rank, t.shape), false};
+		xs[0] = rv(reshape_to(l, call->loc, reduce_of(l, OP_RMAX, halves, 1), t.rank, t.shape), false);
 		merge(l, call->loc, xs, 1, ax, axis_index(l, t, ax), kbits, m - 1 > kbits ? m - 2 : -1, m - 1 == kbits);
 	}
 	for (int s = kbits; !halve && s < bits; s++) {
-		Rv p = {xorperm(l, xs[0].v, ax, (int64_t)1 << s), false};
+		Rv p = rv(xorperm(l, xs[0].v, ax, (int64_t)1 << s), false);
 		/* the larger tuple; of equal keys the lower position's */
 		Rv lt = binary(l, call->loc, TK_LT, xs[0], p);
 		Rv tie = binary(l, call->loc, TK_EQ, xs[0], p);
@@ -1501,7 +1533,7 @@ static int sort_call(L *l, Node *call, bool topk, Rv *out)
 /* x as xh * 2^32 + xl, xl its low word sign-extended: both at most 2^31 in magnitude */
 static void split_words(L *l, Loc loc, Rv x, Rv *xh, Rv *xl)
 {
-	*xl = (Rv){cast_to(l, cast_to(l, x.v, TY_I32), TY_I64), false};
+	*xl = rv(cast_to(l, cast_to(l, x.v, TY_I32), TY_I64), false);
 	Rv borrow = binary(l, loc, TK_SHR, *xl, weak_int(l, 63)); /* -1 where xl < 0 */
 	*xh = binary(l, loc, TK_MINUS, binary(l, loc, TK_SHR, x, weak_int(l, 32)), borrow);
 }
@@ -1515,8 +1547,8 @@ static void split_words(L *l, Loc loc, Rv x, Rv *xh, Rv *xl)
 static Rv mul_high_signed(L *l, Loc loc, Rv x, Rv y)
 {
 	if (ty(l, x.v).elem == TY_I32) {
-		Rv p = binary(l, loc, TK_STAR, (Rv){cast_to(l, x.v, TY_I64), false}, (Rv){cast_to(l, y.v, TY_I64), false});
-		return (Rv){cast_to(l, binary(l, loc, TK_SHR, p, weak_int(l, 32)).v, TY_I32), false};
+		Rv p = binary(l, loc, TK_STAR, rv(cast_to(l, x.v, TY_I64), false), rv(cast_to(l, y.v, TY_I64), false));
+		return rv(cast_to(l, binary(l, loc, TK_SHR, p, weak_int(l, 32)).v, TY_I32), false);
 	}
 	Rv xh, xl, yh, yl, low = weak_int(l, 0xffffffff);
 	split_words(l, loc, x, &xh, &xl);
@@ -1618,7 +1650,7 @@ static Rv device_print(L *l, Node *call)
 	op->sattr = len && pre->name[len - 1] == ' ' ? pre->name : arena_printf(l->f->arena, "%s: ", pre->name);
 	op->iattr[0] = hex != 0;
 	b_place(&l->b, op);
-	return (Rv){0, false};
+	return rv(0, false);
 }
 
 /*
@@ -1634,14 +1666,14 @@ static Rv device_assert(L *l, Node *call)
 		error_at(l->d, a.a[1]->loc, "device_assert's message must be a string literal");
 	ValId c = to_bool(l, a.a[0]->loc, expr(l, a.a[0]), "device_assert");
 	if (a.a[2]) {
-		Rv m = {to_bool(l, a.a[2]->loc, expr(l, a.a[2]), "device_assert"), false};
-		c = binary(l, call->loc, TK_OROR, (Rv){c, false}, (Rv){emit(l, OP_NOT, ty(l, m.v), &m.v, 1), false}).v;
+		Rv m = rv(to_bool(l, a.a[2]->loc, expr(l, a.a[2]), "device_assert"), false);
+		c = binary(l, call->loc, TK_OROR, rv(c, false), rv(emit(l, OP_NOT, ty(l, m.v), &m.v, 1), false)).v;
 	}
 	l->b.loc = call->loc;
 	Op *op = ir_new_op(l->f, OP_ASSERT, &c, 1, NULL, 0, call->loc);
 	op->sattr = a.a[1] ? a.a[1]->name : "device_assert failed";
 	b_place(&l->b, op);
-	return (Rv){0, false};
+	return rv(0, false);
 }
 
 /* static_assert(cond, msg?): an error unless cond, a constant, holds, as tl.static_assert; no value */
@@ -1654,16 +1686,209 @@ static Rv static_assert_call(L *l, Node *call)
 		error_at(l->d, msg->loc, "static_assert's message must be a string literal");
 	if (!const_arg(l, a.a[0], "static_assert's condition must be a compile-time constant", false))
 		error_at(l->d, call->loc, "static_assert failed%s%s", msg ? ": " : "", msg ? msg->name : "");
-	return (Rv){0, false};
+	return rv(0, false);
 }
 
-static ValId pointer_arg(L *l, Node *call, Node *n)
+/* ---- block pointers ---- */
+
+static bool bp_same_kind(L *l, const BPtr *a, const BPtr *b)
 {
-	Rv p = expr(l, n);
+	return a->rank == b->rank && a->idx == b->idx && !memcmp(a->block, b->block, sizeof(int32_t) * a->rank) &&
+	       ty(l, a->part[BP_BASE]).pointee == ty(l, b->part[BP_BASE]).pointee;
+}
+
+/* "a block pointer to [64, 32] x f16 blocks (i32 indices)" */
+static const char *bp_str(L *l, const BPtr *p)
+{
+	char buf[96];
+	int n = snprintf(buf, sizeof buf, "a block pointer to [");
+	for (int d = 0; d < p->rank; d++)
+		n += snprintf(buf + n, sizeof buf - n, "%s%d", d ? ", " : "", p->block[d]);
+	snprintf(buf + n, sizeof buf - n, "] x %s blocks (%s indices)", elem_name(ty(l, p->part[BP_BASE]).pointee),
+		 elem_name(p->idx));
+	return arena_strdup(l->a, buf);
+}
+
+/* The items of a tuple or list argument of a block pointer, one per axis of its block. */
+static Node **bp_items(L *l, Node **n, const char *what, int rank)
+{
+	Node **items;
+	int k = list_items(n, &items);
+	if (k != rank)
+		error_at(l->d, (*n)->loc, "'%s' has %d value%s; the block has %d axes", what, k, k == 1 ? "" : "s", rank);
+	return items;
+}
+
+/* An integer scalar, of a block pointer's shape, strides or offsets, or of advance's offsets. */
+static Rv bp_index(L *l, Node *n, const char *what)
+{
+	Rv x = expr(l, n);
+	Type t = ty(l, x.v);
+	if (t.rank != 0 || !elem_is_int(t.elem) || t.elem == TY_I1)
+		error_at(l->d, n->loc, "%s must be integer scalars, got %s", what, tstr(l, t));
+	return x;
+}
+
+/*
+ * make_block_ptr(base, shape, strides, offsets, block_shape, order), as
+ * tl.make_block_ptr: the block_shape block at `offsets` of the tensor of
+ * `shape` and `strides` (in elements) at `base`.  The index arithmetic is
+ * in i64 where a shape, stride or offset is i64, else in i32 (as that of
+ * plain pointers).  `order` is checked and has no other effect: the axis
+ * analysis finds the contiguous axis from the strides.
+ */
+static Rv make_block_ptr(L *l, Node *call)
+{
+	static const char *const names[] = {"base", "shape", "strides", "offsets", "block_shape", "order", NULL};
+	static const char *const parts[] = {"shape", "strides", "offsets"};
+	Args a = args_of(l, call, names, 6);
+	BPtr *p = NEW(l->a, BPtr);
+	Node **items;
+	p->rank = list_items(&a.a[4], &items);
+	if (p->rank > MAX_RANK)
+		error_at(l->d, a.a[4]->loc, "tensors of rank %d are not supported (at most %d)", p->rank, MAX_RANK);
+	for (int d = 0; d < p->rank; d++) {
+		int64_t v = const_arg(l, items[d], "block_shape must be compile-time constants", true);
+		if (v <= 0 || v > MAX_NUMEL)
+			error_at(l->d, items[d]->loc, "tile dimensions must be powers of two, got %lld", (long long)v);
+		p->block[d] = (int32_t)v;
+	}
+	check_tile(l, a.a[4]->loc, p->rank, p->block);
+	items = bp_items(l, &a.a[5], "order", p->rank);
+	unsigned seen = 0;
+	for (int d = 0; d < p->rank; d++) {
+		int64_t v = const_arg(l, items[d], "order must be compile-time constants", false);
+		if (v < 0 || v >= p->rank || seen & 1u << v)
+			error_at(l->d, items[d]->loc, "'order' must name each of the block's %d axes once", p->rank);
+		seen |= 1u << v;
+	}
+	Rv base = expr(l, a.a[0]);
+	Type bt = ty(l, base.v);
+	if (bt.elem != TY_PTR || bt.rank != 0)
+		error_at(l->d, a.a[0]->loc, "'make_block_ptr' needs a pointer (a scalar) as its base, got %s", tstr(l, bt));
+	Rv v[3][MAX_RANK];
+	Node *at[3][MAX_RANK];
+	p->idx = TY_I32;
+	for (int k = 0; k < 3; k++) {
+		items = bp_items(l, &a.a[1 + k], parts[k], p->rank);
+		for (int d = 0; d < p->rank; d++) {
+			at[k][d] = items[d];
+			v[k][d] = bp_index(l, items[d], arena_printf(l->a, "make_block_ptr's %s", parts[k]));
+			if (!v[k][d].weak && ty(l, v[k][d].v).elem == TY_I64)
+				p->idx = TY_I64;
+		}
+	}
+	p->part[BP_BASE] = base.v;
+	for (int k = 0; k < 3; k++)
+		for (int d = 0; d < p->rank; d++) {
+			check_weak(l, at[k][d]->loc, v[k][d], p->idx);
+			p->part[1 + k * p->rank + d] = cast_to(l, v[k][d].v, p->idx);
+		}
+	return (Rv){base.v, false, p};
+}
+
+/* advance(base, offsets): the block pointer moved by `offsets` (elements along each axis), as tl.advance */
+static Rv advance(L *l, Node *call)
+{
+	static const char *const names[] = {"base", "offsets", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = bexpr(l, a.a[0]);
+	if (!x.bp)
+		error_at(l->d, a.a[0]->loc, "'advance' needs a block pointer (make_block_ptr), got %s", tstr(l, ty(l, x.v)));
+	BPtr *p = NEW(l->a, BPtr);
+	*p = *x.bp;
+	Node **items = bp_items(l, &a.a[1], "offsets", p->rank);
+	for (int d = 0; d < p->rank; d++) {
+		Rv o = bp_index(l, items[d], "advance's offsets");
+		if (!o.weak && elem_bits(ty(l, o.v).elem) > elem_bits(p->idx))
+			error_at(l->d, items[d]->loc, "advance by an %s offset: the block pointer's indices are %s (give "
+				 "make_block_ptr an %s shape, stride or offset)", elem_name(ty(l, o.v).elem),
+				 elem_name(p->idx), elem_name(ty(l, o.v).elem));
+		check_weak(l, items[d]->loc, o, p->idx);
+		l->b.loc = call->loc;
+		Rv off = rv(p->part[bp_off(p, d)], false), by = rv(cast_to(l, o.v, p->idx), false);
+		p->part[bp_off(p, d)] = binary(l, call->loc, TK_PLUS, off, by).v;
+	}
+	return (Rv){x.v, false, p};
+}
+
+/* boundary_check=(d, ...): the axes a block pointer's load or store checks, a bit each */
+static unsigned bp_checks(L *l, Node *n, const BPtr *p)
+{
+	if (!n)
+		return 0;
+	Node **items;
+	int k = list_items(&n, &items);
+	unsigned m = 0;
+	for (int i = 0; i < k; i++) {
+		int64_t d = const_arg(l, items[i], "boundary_check must be compile-time constants", false);
+		if (d < 0 || d >= p->rank)
+			error_at(l->d, items[i]->loc, "boundary_check: axis %lld is out of range for a block of %d axes",
+				 (long long)d, p->rank);
+		if (m & 1u << d)
+			error_at(l->d, items[i]->loc, "boundary_check names axis %lld twice", (long long)d);
+		m |= 1u << d;
+	}
+	return m;
+}
+
+/*
+ * The pointers of p's block, and in *mask (0: none) whether each element
+ * lies inside the tensor along the axes in `check`: 0 <= offset + i < shape,
+ * as Triton checks.  The terms are added axis by axis, so the sum is a full
+ * tile only at its last add and what does not move in a loop is hoisted.
+ */
+static ValId bp_pointers(L *l, Loc loc, const BPtr *p, unsigned check, ValId *mask)
+{
+	Rv ptr = rv(p->part[BP_BASE], false), in = rv(0, false);
+	for (int d = 0; d < p->rank; d++) {
+		int32_t n = p->block[d];
+		ValId v = emit(l, OP_ARANGE, type_tensor(TY_I32, 1, &n), NULL, 0);
+		l->f->vals[v].def->iattr[1] = n;
+		v = cast_to(l, v, p->idx);
+		for (int j = 0; j < d; j++)
+			v = expand_at(l, v, 0);
+		for (int j = d + 1; j < p->rank; j++)
+			v = expand_at(l, v, j);
+		Rv idx = binary(l, loc, TK_PLUS, rv(v, false), rv(p->part[bp_off(p, d)], false));
+		ptr = binary(l, loc, TK_PLUS, ptr, binary(l, loc, TK_STAR, idx, rv(p->part[bp_stride(p, d)], false)));
+		if (!(check & 1u << d))
+			continue;
+		Rv lo = binary(l, loc, TK_GE, idx, rv(zero_of(l, p->idx), false));
+		Rv hi = binary(l, loc, TK_LT, idx, rv(p->part[bp_shape(p, d)], false));
+		Rv both = binary(l, loc, TK_AMP, lo, hi);
+		in = in.v ? binary(l, loc, TK_AMP, in, both) : both;
+	}
+	*mask = in.v ? broadcast_to(l, in.v, ty(l, ptr.v)) : 0;
+	return ptr.v;
+}
+
+/* padding_option="zero" | "nan" | "": what a block pointer's load reads outside the tensor (0 unless "nan") */
+static ValId bp_padding(L *l, Node *n, const BPtr *p)
+{
+	ElemKind e = ty(l, p->part[BP_BASE]).pointee;
+	if (!n)
+		return zero_of(l, e);
+	if (n->kind != ND_STR || (strcmp(n->name, "zero") && strcmp(n->name, "nan") && n->name[0]))
+		error_at(l->d, n->loc, "padding_option is \"zero\", \"nan\" or \"\"");
+	if (strcmp(n->name, "nan"))
+		return zero_of(l, e);
+	if (!elem_is_float(e))
+		error_at(l->d, n->loc, "padding_option \"nan\" needs a block of floats, not of %s", elem_name(e));
+	return cfloat(l, e, NAN);
+}
+
+static ValId pointer_of(L *l, Node *call, Node *n, Rv p)
+{
 	Type t = ty(l, p.v);
 	if (t.elem != TY_PTR)
 		error_at(l->d, n->loc, "'%s' needs a pointer as its first argument, got %s", call->name, tstr(l, t));
 	return p.v;
+}
+
+static ValId pointer_arg(L *l, Node *call, Node *n)
+{
+	return pointer_of(l, call, n, expr(l, n));
 }
 
 static ValId mask_arg(L *l, Node *n, Type ptr)
@@ -1692,15 +1917,51 @@ static ValId value_arg(L *l, Node *call, Node *n, Type ptr)
 	return broadcast_to(l, cast_to(l, v.v, ptr.pointee), ptr);
 }
 
+/* The pointers of a block pointer's load or store; with its mask (0: none) in *mask. */
+static ValId bp_access(L *l, Node *call, const BPtr *p, Node *checks, Node *plain, ValId *mask)
+{
+	if (plain)
+		error_at(l->d, plain->loc, "a block pointer's %s takes boundary_check, not %s", call->name, plain->argname ?
+			 plain->argname : "mask");
+	unsigned check = bp_checks(l, checks, p);
+	l->b.loc = call->loc;
+	return bp_pointers(l, call->loc, p, check, mask);
+}
+
+/* A tile of pointers' load or store given a block pointer's arguments (n of them, max for a tile of pointers). */
+static void no_block_args(L *l, Node *call, Node *checks, Node *padding, int max)
+{
+	Node *x = checks ? checks : padding;
+	if (x && !x->argname)
+		error_at(l->d, call->loc, "'%s' of a tile of pointers takes %d to %d arguments, got %d (boundary_check "
+			 "and padding_option are for block pointers)", call->name, max == 3 ? 1 : 2, max, call->nargs);
+	if (x)
+		error_at(l->d, x->loc, "%s is for block pointers (make_block_ptr); a tile of pointers takes a mask",
+			 x->argname);
+}
+
 static Rv load(L *l, Node *call)
 {
-	static const char *const names[] = {"ptr", "mask", "other", NULL};
+	static const char *const names[] = {"ptr", "mask", "other", "boundary_check", "padding_option", NULL};
 	Args a = args_of(l, call, names, 1);
-	if (a.a[2] && !a.a[1])
-		error_at(l->d, a.a[2]->loc, "'load' needs a mask when 'other' is given");
+	Rv p = bexpr(l, a.a[0]);
 	ValId ops[3];
 	int n = 0;
-	ops[n++] = pointer_arg(l, call, a.a[0]);
+	if (p.bp) {
+		ValId m;
+		ops[n++] = bp_access(l, call, p.bp, a.a[3], a.a[1] ? a.a[1] : a.a[2], &m);
+		if (m) {
+			ops[n++] = m;
+			ops[n++] = broadcast_to(l, bp_padding(l, a.a[4], p.bp), ty(l, ops[0]));
+		}
+		Type rt = type_with_elem(ty(l, ops[0]), ty(l, ops[0]).pointee);
+		rt.pointee = TY_VOID;
+		return rv(emit(l, OP_LOAD, rt, ops, n), false);
+	}
+	no_block_args(l, call, a.a[3], a.a[4], 3);
+	if (a.a[2] && !a.a[1])
+		error_at(l->d, a.a[2]->loc, "'load' needs a mask when 'other' is given");
+	ops[n++] = pointer_of(l, call, a.a[0], p);
 	Type pt = ty(l, ops[0]);
 	if (a.a[1])
 		ops[n++] = mask_arg(l, a.a[1], pt);
@@ -1708,7 +1969,7 @@ static Rv load(L *l, Node *call)
 		ops[n++] = value_arg(l, call, a.a[2], pt);
 	Type rt = type_with_elem(pt, pt.pointee);
 	rt.pointee = TY_VOID;
-	return (Rv){emit(l, OP_LOAD, rt, ops, n), false};
+	return rv(emit(l, OP_LOAD, rt, ops, n), false);
 }
 
 /* sem= and scope= of an atomic: string literals naming a PTX memory order and scope; iattr[1]'s bits */
@@ -1736,22 +1997,32 @@ static int64_t memory_order(L *l, Node *sem, Node *scope)
 
 static Rv store_like(L *l, Node *call, Opcode code, AtomicKind kind)
 {
-	static const char *const names[] = {"ptr", "value", "mask", "sem", "scope", NULL};
+	static const char *const names[] = {"ptr", "value", "mask", "sem", "scope", "boundary_check", NULL};
 	Args a = args_of(l, call, names, 2);
 	if (code == OP_STORE && (a.a[3] || a.a[4]))
 		error_at(l->d, (a.a[3] ? a.a[3] : a.a[4])->loc, "'store' takes no sem or scope (only atomics do)");
 	int64_t order = memory_order(l, a.a[3], a.a[4]);
-	ValId ops[3];
+	ValId ops[3], m = 0;
 	int n = 0;
-	ops[n++] = pointer_arg(l, call, a.a[0]);
+	Rv p = bexpr(l, a.a[0]);
+	if (p.bp && code != OP_STORE)
+		error_at(l->d, a.a[0]->loc, "'%s' takes a tile of pointers, not a block pointer", call->name);
+	if (p.bp) {
+		ops[n++] = bp_access(l, call, p.bp, a.a[5], a.a[2], &m);
+	} else {
+		no_block_args(l, call, a.a[5], NULL, 5);
+		ops[n++] = pointer_of(l, call, a.a[0], p);
+	}
 	Type pt = ty(l, ops[0]);
 	ops[n++] = value_arg(l, call, a.a[1], pt);
 	if (a.a[2])
 		ops[n++] = mask_arg(l, a.a[2], pt);
+	if (m)
+		ops[n++] = m;
 	if (code == OP_STORE) {
 		Op *op = ir_new_op(l->f, OP_STORE, ops, n, NULL, 0, l->b.loc);
 		b_place(&l->b, op);
-		return (Rv){0, false};
+		return rv(0, false);
 	}
 	if (!atomic_elem_ok(kind, pt.pointee))
 		error_at(l->d, call->loc, "'%s' does not support %s", call->name, elem_name(pt.pointee));
@@ -1760,7 +2031,7 @@ static Rv store_like(L *l, Node *call, Opcode code, AtomicKind kind)
 	ValId r = emit(l, code, rt, ops, n);
 	l->f->vals[r].def->iattr[0] = kind;
 	l->f->vals[r].def->iattr[1] = order;
-	return (Rv){r, false};
+	return rv(r, false);
 }
 
 /* atomic_cas(ptr, cmp, value, mask?): value where the old bits equal cmp's; the old values */
@@ -1784,7 +2055,7 @@ static Rv atomic_cas(L *l, Node *call)
 	rt.pointee = TY_VOID;
 	ValId r = emit(l, OP_ATOMIC_CAS, rt, ops, n);
 	l->f->vals[r].def->iattr[1] = order;
-	return (Rv){r, false};
+	return rv(r, false);
 }
 
 static Rv dot(L *l, Node *call)
@@ -1824,7 +2095,7 @@ static Rv dot(L *l, Node *call)
 	ValId ops[3] = {x.v, y.v, acc};
 	ValId r = emit(l, OP_DOT, rt, ops, 3);
 	l->f->vals[r].def->iattr[0] = tf32;
-	return (Rv){r, false};
+	return rv(r, false);
 }
 
 /* The element-wise math functions call() takes by name. */
@@ -1891,12 +2162,12 @@ static int random_call(L *l, Node *call, RandKind kind, Rv *out)
 		l->f->vals[w[i]].def->iattr[1] = i;
 	}
 	switch (kind) {
-	case RAND_INT: out[0] = (Rv){w[0], false}; return 1;
+	case RAND_INT: out[0] = rv(w[0], false); return 1;
 	case RAND_INT4:
 		for (int i = 0; i < 4; i++)
-			out[i] = (Rv){w[i], false};
+			out[i] = rv(w[i], false);
 		return 4;
-	case RAND_UNIFORM: out[0] = (Rv){uniform(l, w[0]), false}; return 1;
+	case RAND_UNIFORM: out[0] = rv(uniform(l, w[0]), false); return 1;
 	case RAND_NORMAL: { /* Box-Muller, as Triton's randn: sqrt(-2 log u1) cos(2 pi u2) */
 		Type f = t;
 		f.elem = TY_F32;
@@ -1906,7 +2177,7 @@ static int random_call(L *l, Node *call, RandKind kind, Rv *out)
 		ValId lg = emit(l, OP_LOG, f, &u1, 1);
 		ValId m = emit(l, OP_MUL, f, (ValId[]){broadcast_to(l, cfloat(l, TY_F32, -2.0), f), lg}, 2);
 		ValId r = emit(l, OP_SQRT, f, &m, 1);
-		out[0] = (Rv){emit(l, OP_MUL, f, (ValId[]){r, emit(l, OP_COS, f, &th, 1)}, 2), false};
+		out[0] = rv(emit(l, OP_MUL, f, (ValId[]){r, emit(l, OP_COS, f, &th, 1)}, 2), false);
 		return 1;
 	}
 	}
@@ -1969,7 +2240,7 @@ static int inline_fn(L *l, Node *call, int idx, Rv *out)
 			error_at(l->d, call->loc, "fn '%s' needs an argument for '%s'", fn->name, fn->params[j].name);
 	Rv *val = NEWN(l->a, Rv, np + 1);
 	for (int i = 0; i < call->nargs; i++) /* in the order written */
-		val[slot[i]] = expr(l, call->args[i]);
+		val[slot[i]] = bexpr(l, call->args[i]);
 	return inline_body(l, idx, call->loc, val, given, out);
 }
 
@@ -1995,7 +2266,7 @@ static int inline_body(L *l, int idx, Loc call_loc, Rv *val, Node **given, Rv *o
 		if (given && !given[j])
 			val[j] = expr(l, fn->params[j].defval);
 	for (int j = 0; j < np; j++) {
-		Binding *b = bind(l, fn->params[j].name, val[j].v, fn->params[j].loc, false);
+		Binding *b = bind_rv(l, fn->params[j].name, val[j], fn->params[j].loc, false);
 		b->runtime_param = true;
 		b->weak = val[j].weak;
 	}
@@ -2011,7 +2282,7 @@ static int inline_body(L *l, int idx, Loc call_loc, Rv *val, Node **given, Rv *o
 	if (ret && ret->nargs > MAX_RESULTS)
 		error_at(l->d, ret->loc, "an fn returns at most %d values", MAX_RESULTS);
 	for (int i = 0; ret && i < ret->nargs; i++)
-		out[nr++] = expr(l, ret->args[i]);
+		out[nr++] = bexpr(l, ret->args[i]);
 	pop_scope(l);
 	pop_scope(l);
 	l->d->frames = frame->up;
@@ -2042,7 +2313,7 @@ static bool multi_valued(L *l, Node *e)
 static int values_of(L *l, Node *e, Rv *out)
 {
 	if (!multi_valued(l, e)) {
-		out[0] = expr(l, e);
+		out[0] = bexpr(l, e); /* an fn's `return p;` may pass on a block pointer */
 		return 1;
 	}
 	int idx = fn_index(l, e->name);
@@ -2060,7 +2331,7 @@ static int values_of(L *l, Node *e, Rv *out)
 /* An fn's call as an expression: one value, or none for a statement. */
 static Rv fn_call(L *l, Node *call, int idx)
 {
-	Rv r[MAX_RESULTS] = {{0, false}};
+	Rv r[MAX_RESULTS] = {{0}};
 	int n = inline_fn(l, call, idx, r);
 	if (n > 1)
 		error_at(l->d, call->loc, "fn '%s' returns %d values; take them with 'let a, b = %s(...);'", call->name, n,
@@ -2146,7 +2417,7 @@ static int combine_call(L *l, Node *call, bool scan, Rv *out)
 	Rv *vals = NEWN(l->a, Rv, fn->nparams), res[MAX_RESULTS];
 	Node **given = NEWN(l->a, Node *, fn->nparams);
 	for (int j = 0; j < 2 * k; j++) {
-		vals[j] = (Rv){body->args[j], false};
+		vals[j] = rv(body->args[j], false);
 		given[j] = fnn;
 	}
 	int nr = inline_body(l, idx, fnn->loc, vals, given, res);
@@ -2169,7 +2440,7 @@ static int combine_call(L *l, Node *call, bool scan, Rv *out)
 	l->b = saved;
 	b_place(&l->b, op);
 	for (int i = 0; i < k; i++)
-		out[i] = (Rv){op->res[i], false};
+		out[i] = rv(op->res[i], false);
 	return k;
 }
 
@@ -2182,7 +2453,9 @@ static const struct {
 	{"clamp", clamp}, {"fma", fma_call}, {"where", where}, {"umulhi", umulhi},
 	{"static_assert", static_assert_call}, {"reshape", reshape}, {"ravel", ravel}, {"broadcast_to", broadcast_call},
 	{"expand_dims", expand_dims}, {"cat", cat}, {"flip", flip}, {"permute", permute}, {"gather", gather},
-	{"histogram", histogram}, {"device_print", device_print}, {"device_assert", device_assert}, {"multiple_of", hint}, {"max_contiguous", hint}, {"max_constancy", hint},
+	{"histogram", histogram}, {"device_print", device_print}, {"device_assert", device_assert},
+	{"multiple_of", hint}, {"max_contiguous", hint}, {"max_constancy", hint}, {"make_block_ptr", make_block_ptr},
+	{"advance", advance},
 };
 
 /* Every name call() takes, and the type names: an fn may not take one. */
@@ -2249,7 +2522,7 @@ static Rv call(L *l, Node *n)
 		l->b.loc = n->loc;
 		ValId v = emit(l, f[0] == 'p' ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, type_scalar(TY_I32), NULL, 0);
 		l->f->vals[v].def->iattr[0] = ax;
-		return (Rv){v, false};
+		return rv(v, false);
 	}
 	if (!strcmp(f, "arange")) {
 		static const char *const names[] = {"lo", "hi", NULL};
@@ -2266,7 +2539,7 @@ static Rv call(L *l, Node *n)
 		ValId v = emit(l, OP_ARANGE, type_tensor(TY_I32, 1, shape), NULL, 0);
 		l->f->vals[v].def->iattr[0] = lo;
 		l->f->vals[v].def->iattr[1] = hi;
-		return (Rv){v, false};
+		return rv(v, false);
 	}
 	if (!strcmp(f, "zeros") || !strcmp(f, "full")) {
 		bool full = f[0] == 'f';
@@ -2286,7 +2559,7 @@ static Rv call(L *l, Node *n)
 			s = zero_of(l, e);
 		}
 		l->b.loc = n->loc;
-		return (Rv){emit(l, OP_SPLAT, t, &s, 1), false};
+		return rv(emit(l, OP_SPLAT, t, &s, 1), false);
 	}
 	if (!strcmp(f, "zeros_like")) { /* zeros of input's shape and type, as tl.zeros_like */
 		static const char *const names[] = {"input", NULL};
@@ -2295,7 +2568,7 @@ static Rv call(L *l, Node *n)
 		if (t.elem == TY_PTR)
 			error_at(l->d, a.a[0]->loc, "'zeros_like' of a pointer is not supported");
 		l->b.loc = n->loc;
-		return (Rv){broadcast_to(l, zero_of(l, t.elem), t), false};
+		return rv(broadcast_to(l, zero_of(l, t.elem), t), false);
 	}
 	if (!strcmp(f, "store"))
 		return store_like(l, n, OP_STORE, ATOM_ADD);
@@ -2355,11 +2628,11 @@ static Rv call(L *l, Node *n)
 			error_at(l->d, a.a[0]->loc, "cannot cast a pointer");
 		l->b.loc = n->loc;
 		if (!a.a[2] || !const_arg(l, a.a[2], "bitcast must be a compile-time constant", false))
-			return (Rv){cast_to(l, x.v, e), false};
+			return rv(cast_to(l, x.v, e), false);
 		if (from == TY_I1 || e == TY_I1 || elem_bits(from) != elem_bits(e))
 			error_at(l->d, n->loc, "cannot bitcast %s to %s: a bitcast keeps the bits, so both need one width (%d and %d bits)",
 				 elem_name(from), elem_name(e), elem_bits(from), elem_bits(e));
-		return (Rv){from == e ? x.v : bitcast(l, x.v, e), false};
+		return rv(from == e ? x.v : bitcast(l, x.v, e), false);
 	}
 	if (!strcmp(f, "swizzle2d"))
 		error_at(l->d, n->loc, "'swizzle2d' gives 2 values; take them with 'let i, j = swizzle2d(...);'");
@@ -2385,7 +2658,7 @@ static Rv call(L *l, Node *n)
 		Rv x = expr(l, a.a[0]);
 		if (ty(l, x.v).rank != 2)
 			error_at(l->d, n->loc, "'trans' needs a 2-D tensor, got %s", tstr(l, ty(l, x.v)));
-		return (Rv){transpose(l, n->loc, x.v), false};
+		return rv(transpose(l, n->loc, x.v), false);
 	}
 	int idx = fn_index(l, f);
 	if (idx >= 0)
@@ -2415,7 +2688,7 @@ static Rv index_expr(L *l, Node *n)
 	for (int i = 0; i < n->nargs; i++) /* scalar[None] -> tensor<1xT> */
 		if (n->args[i]->kind == ND_NONE)
 			v = expand_at(l, v, i);
-	return (Rv){v, false};
+	return rv(v, false);
 }
 
 /*
@@ -2434,8 +2707,8 @@ static Rv eval(L *l, Node *n)
 	Rv r;
 	switch (n->kind) {
 	case ND_INT: r = weak_int(l, n->ival); break;
-	case ND_FLOAT: r = (Rv){cfloat(l, TY_F32, n->fval), true}; break;
-	case ND_BOOL: r = (Rv){cint(l, TY_I1, n->ival != 0), false}; break;
+	case ND_FLOAT: r = rv(cfloat(l, TY_F32, n->fval), true); break;
+	case ND_BOOL: r = rv(cint(l, TY_I1, n->ival != 0), false); break;
 	case ND_NAME: r = name(l, n); break;
 	case ND_UNARY: r = unary(l, n); break;
 	case ND_BINARY: {
@@ -2462,12 +2735,22 @@ static Rv eval(L *l, Node *n)
 	return r;
 }
 
-/* An expression whose value is used: every operand, argument and initialiser. */
-static Rv expr(L *l, Node *n)
+/* An expression whose value is used, which may be a block pointer: a variable's, an fn's, load's, store's, advance's. */
+static Rv bexpr(L *l, Node *n)
 {
 	Rv r = eval(l, n);
 	if (!r.v)
 		error_at(l->d, n->loc, "'%s' has no value", n->kind == ND_CALL ? n->name : "expression");
+	return r;
+}
+
+/* An expression whose value is used: every operand, argument and initialiser. */
+static Rv expr(L *l, Node *n)
+{
+	Rv r = bexpr(l, n);
+	if (r.bp)
+		error_at(l->d, n->loc, "a block pointer can only be loaded, stored, advanced, assigned to a variable "
+			 "or passed to an fn");
 	return r;
 }
 
@@ -2497,19 +2780,57 @@ static void assigned_names(L *l, Node *n, const char ***names, int *count, int *
 	assigned_names(l, n->else_, names, count, cap);
 }
 
-/* The outer mutable bindings a body assigns: what a loop or if carries. */
-static Binding **carried(L *l, Node *body, Node *other, int *n)
+/* One value a loop or an if carries: a binding's, or a part of the block pointer it holds. */
+typedef struct Slot {
+	Binding *b;
+	int part; /* -1: b->v */
+} Slot;
+
+static ValId slot_get(Slot s) { return s.part < 0 ? s.b->v : s.b->bp->part[s.part]; }
+
+static void slot_set(L *l, Slot s, ValId v)
+{
+	if (s.part < 0) {
+		s.b->v = v;
+		return;
+	}
+	BPtr *c = NEW(l->a, BPtr); /* a copy: another binding may hold the same block pointer */
+	*c = *s.b->bp;
+	c->part[s.part] = v;
+	s.b->bp = c;
+	if (s.part == BP_BASE)
+		s.b->v = v;
+}
+
+/* The name a carried value's results take: the variable's, with the part's for a block pointer. */
+static const char *slot_name(L *l, Slot s)
+{
+	static const char *const parts[] = {"shape", "stride", "offset"};
+	if (s.part < 0)
+		return s.b->name;
+	if (s.part == BP_BASE)
+		return arena_printf(l->a, "%s.base", s.b->name);
+	int k = (s.part - 1) / s.b->bp->rank, d = (s.part - 1) % s.b->bp->rank;
+	return arena_printf(l->a, "%s.%s%d", s.b->name, parts[k], d);
+}
+
+/* The values of the outer mutable bindings a body assigns: what a loop or if carries. */
+static Slot *carried(L *l, Node *body, Node *other, int *n)
 {
 	const char **names = NULL;
-	int count = 0, cap = 0;
+	int count = 0, cap = 0, cs = 0;
 	assigned_names(l, body, &names, &count, &cap);
 	assigned_names(l, other, &names, &count, &cap);
-	Binding **out = NEWN(l->a, Binding *, count + 1);
+	Slot *out = NULL;
 	*n = 0;
 	for (int i = 0; i < count; i++) {
 		Binding *b = lookup(l, names[i]);
-		if (b && b->mutable_)
-			out[(*n)++] = b;
+		if (!b || !b->mutable_)
+			continue;
+		for (int k = b->bp ? 0 : -1; k < (b->bp ? bp_nparts(b->bp) : 0); k++) {
+			out = arena_grow(l->a, out, &cs, *n + 1, sizeof(Slot));
+			out[(*n)++] = (Slot){b, k};
+		}
 	}
 	return out;
 }
@@ -2541,10 +2862,29 @@ static Binding *assignable(L *l, Node *n)
 	return b;
 }
 
+/* b = x, at n: a value converted to b's type, or a block pointer of b's kind */
+static void set_binding(L *l, Node *n, Binding *b, Rv x)
+{
+	if (b->bp || x.bp) {
+		const char *what = x.bp ? bp_str(l, x.bp) : tstr(l, ty(l, x.v));
+		if (!b->bp || !x.bp || !bp_same_kind(l, b->bp, x.bp))
+			error_at(l->d, n->loc, "cannot assign %s to '%s', %s", what, b->name,
+				 b->bp ? bp_str(l, b->bp) : tstr(l, ty(l, b->v)));
+		b->v = x.v;
+		b->bp = x.bp;
+		return;
+	}
+	b->v = assign_value(l, n, b, x);
+	if (!l->f->vals[b->v].name)
+		l->f->vals[b->v].name = b->name;
+}
+
 static void assign(L *l, Node *n)
 {
 	Binding *b = assignable(l, n);
-	Rv v = expr(l, n->lhs);
+	if (b->bp && n->op != TK_ASSIGN)
+		error_at(l->d, n->loc, "'%s' is a block pointer: move it with advance", b->name);
+	Rv v = bexpr(l, n->lhs);
 	if (n->op != TK_ASSIGN) {
 		static const int ops[][2] = {{TK_PLUSEQ, TK_PLUS}, {TK_MINUSEQ, TK_MINUS}, {TK_STAREQ, TK_STAR},
 					     {TK_SLASHEQ, TK_SLASH}, {TK_PERCENTEQ, TK_PERCENT}};
@@ -2554,11 +2894,9 @@ static void assign(L *l, Node *n)
 				op = ops[i][1];
 		b->used = true;
 		l->b.loc = n->loc;
-		v = binary(l, n->loc, op, (Rv){b->v, false}, v);
+		v = binary(l, n->loc, op, rv(b->v, false), v);
 	}
-	b->v = assign_value(l, n, b, v);
-	if (!l->f->vals[b->v].name)
-		l->f->vals[b->v].name = b->name;
+	set_binding(l, n, b, v);
 }
 
 /* let a, b = f(...);  var a, b = f(...);  a, b = f(...); */
@@ -2583,15 +2921,10 @@ static void unpack(L *l, Node *n)
 	for (int i = 0; i < n->nargs; i++) {
 		Node *x = n->args[i];
 		l->b.loc = x->loc;
-		if (n->op != TK_ASSIGN) {
-			bind(l, x->name, r[i].v, x->loc, n->op == TK_VAR);
-			continue;
-		}
-		if (!b[i])
-			continue;
-		b[i]->v = assign_value(l, x, b[i], r[i]);
-		if (!l->f->vals[b[i]->v].name)
-			l->f->vals[b[i]->v].name = b[i]->name;
+		if (n->op != TK_ASSIGN)
+			bind_rv(l, x->name, r[i], x->loc, n->op == TK_VAR);
+		else if (b[i])
+			set_binding(l, x, b[i], r[i]);
 	}
 }
 
@@ -2607,11 +2940,11 @@ static Block *new_block(L *l, const ValId *from, int n, int extra, const Type *e
 	return ir_new_block(l->f, n + extra, types);
 }
 
-static void emit_yield(L *l, Block *blk, Binding **vars, int n)
+static void emit_yield(L *l, Block *blk, const Slot *vars, int n)
 {
 	ValId vals[64];
 	for (int i = 0; i < n; i++)
-		vals[i] = vars[i]->v;
+		vals[i] = slot_get(vars[i]);
 	Op *y = ir_new_op(l->f, OP_YIELD, vals, n, NULL, 0, l->b.loc);
 	ir_append(blk, y);
 }
@@ -2734,15 +3067,15 @@ static void for_stmt(L *l, Node *n)
 	if (const_int(l, r[2].v, &step) && step == 0)
 		error_at(l->d, pos[2]->loc, "range step must not be zero");
 	int nc;
-	Binding **vars = carried(l, n->body, NULL, &nc);
+	Slot *vars = carried(l, n->body, NULL, &nc);
 	ValId ops[3 + 64];
 	for (int i = 0; i < 3; i++)
 		ops[i] = cast_to(l, r[i].v, e);
 	for (int i = 0; i < nc; i++)
-		ops[3 + i] = vars[i]->v;
+		ops[3 + i] = slot_get(vars[i]);
 	Type rtypes[64];
 	for (int i = 0; i < nc; i++)
-		rtypes[i] = ty(l, vars[i]->v);
+		rtypes[i] = ty(l, slot_get(vars[i]));
 	Type ivt = type_scalar(e);
 	Block *body = new_block(l, ops + 3, nc, 1, &ivt);
 	l->b.loc = n->loc;
@@ -2751,8 +3084,8 @@ static void for_stmt(L *l, Node *n)
 	add_region(op, body);
 	ValId outer[64];
 	for (int i = 0; i < nc; i++) {
-		outer[i] = vars[i]->v;
-		vars[i]->v = body->args[1 + i];
+		outer[i] = slot_get(vars[i]);
+		slot_set(l, vars[i], body->args[1 + i]);
 	}
 	/* the induction variable lives in the body's scope */
 	Builder saved = l->b;
@@ -2769,8 +3102,8 @@ static void for_stmt(L *l, Node *n)
 	b_place(&l->b, op);
 	for (int i = 0; i < nc; i++) {
 		(void)outer[i];
-		vars[i]->v = op->res[i];
-		l->f->vals[op->res[i]].name = vars[i]->name;
+		slot_set(l, vars[i], op->res[i]);
+		l->f->vals[op->res[i]].name = slot_name(l, vars[i]);
 	}
 }
 
@@ -2811,12 +3144,12 @@ static void while_stmt(L *l, Node *n)
 	if (const_of(l, c0, &k, NULL) && !k)
 		return;
 	int nc;
-	Binding **vars = carried(l, n->body, NULL, &nc);
+	Slot *vars = carried(l, n->body, NULL, &nc);
 	ValId before[64];
 	Type rtypes[64];
 	for (int i = 0; i < nc; i++) {
-		before[i] = vars[i]->v;
-		rtypes[i] = ty(l, vars[i]->v);
+		before[i] = slot_get(vars[i]);
+		rtypes[i] = ty(l, slot_get(vars[i]));
 	}
 	Op *test = NULL;
 	Builder saved = l->b;
@@ -2831,7 +3164,7 @@ static void while_stmt(L *l, Node *n)
 	Op *loop = ir_new_op(l->f, OP_DO_WHILE, before, nc, rtypes, nc, n->loc);
 	add_region(loop, body);
 	for (int i = 0; i < nc; i++)
-		vars[i]->v = body->args[i];
+		slot_set(l, vars[i], body->args[i]);
 	Builder outer = l->b;
 	l->b.at = body;
 	l->b.before = NULL;
@@ -2846,7 +3179,7 @@ static void while_stmt(L *l, Node *n)
 	ValId ys[64 + 1];
 	bool same = true;
 	for (int i = 0; i < nc; i++) {
-		ys[i] = vars[i]->v;
+		ys[i] = slot_get(vars[i]);
 		same &= ys[i] == body->args[i];
 	}
 	ys[nc] = again;
@@ -2859,20 +3192,20 @@ static void while_stmt(L *l, Node *n)
 	Op *result = loop;
 	if (test) {
 		for (int i = 0; i < nc; i++) {
-			vars[i]->v = loop->res[i];
-			l->f->vals[loop->res[i]].name = vars[i]->name;
+			slot_set(l, vars[i], loop->res[i]);
+			l->f->vals[loop->res[i]].name = slot_name(l, vars[i]);
 		}
 		emit_yield(l, test->blocks[0], vars, nc);
 		for (int i = 0; i < nc; i++)
-			vars[i]->v = before[i];
+			slot_set(l, vars[i], before[i]);
 		emit_yield(l, test->blocks[1], vars, nc);
 		l->b = saved;
 		b_place(&l->b, test);
 		result = test;
 	}
 	for (int i = 0; i < nc; i++) {
-		vars[i]->v = result->res[i];
-		l->f->vals[result->res[i]].name = vars[i]->name;
+		slot_set(l, vars[i], result->res[i]);
+		l->f->vals[result->res[i]].name = slot_name(l, vars[i]);
 	}
 }
 
@@ -2897,12 +3230,12 @@ static void if_stmt(L *l, Node *n)
 		return;
 	}
 	int nc;
-	Binding **vars = carried(l, n->body, n->else_, &nc);
+	Slot *vars = carried(l, n->body, n->else_, &nc);
 	ValId before[64];
 	Type rtypes[64];
 	for (int i = 0; i < nc; i++) {
-		before[i] = vars[i]->v;
-		rtypes[i] = ty(l, vars[i]->v);
+		before[i] = slot_get(vars[i]);
+		rtypes[i] = ty(l, slot_get(vars[i]));
 	}
 	Op *op = ir_new_op(l->f, OP_IF, &cond, 1, rtypes, nc, n->loc);
 	for (int br = 0; br < 2; br++) {
@@ -2913,12 +3246,12 @@ static void if_stmt(L *l, Node *n)
 			lower_into(l, blk, body);
 		emit_yield(l, blk, vars, nc);
 		for (int i = 0; i < nc; i++)
-			vars[i]->v = before[i];
+			slot_set(l, vars[i], before[i]);
 	}
 	b_place(&l->b, op);
 	for (int i = 0; i < nc; i++) {
-		vars[i]->v = op->res[i];
-		l->f->vals[op->res[i]].name = vars[i]->name;
+		slot_set(l, vars[i], op->res[i]);
+		l->f->vals[op->res[i]].name = slot_name(l, vars[i]);
 	}
 }
 
@@ -2930,8 +3263,8 @@ static void stmt(L *l, Node *n)
 	switch (n->kind) {
 	case ND_LET:
 	case ND_VAR: {
-		Rv v = expr(l, n->lhs);
-		bind(l, n->name, v.v, n->loc, n->kind == ND_VAR);
+		Rv v = bexpr(l, n->lhs);
+		bind_rv(l, n->name, v, n->loc, n->kind == ND_VAR);
 		break;
 	}
 	case ND_ASSIGN: assign(l, n); break;

@@ -15,7 +15,8 @@
  *     result type (so expand_dims + broadcast of a splat is a splat);
  *   - x & ~0 is x for integers (x & true for masks);
  *   - a load, store or atomic whose mask is all true has no mask (and
- *     a load no `other`).
+ *     a load no `other`);
+ *   - a loop-carried value the body yields unchanged is its initial value.
  * Constant operands are a scalar const or a splat of one (fold.c folds
  * ops whose operands are all constants).  Ops made dead are left to DCE.
  * It is meant to run before the layout pass; after it, a value is only
@@ -200,12 +201,41 @@ static bool reshape_splat(Func *f, Op *op)
 	return true;
 }
 
+/*
+ * A value a loop carries and yields as it got it is its initial value
+ * throughout: a block pointer's base, shape and strides, or a variable
+ * only some iterations assign to itself.  Its uses in the body and after
+ * the loop read the initial value; DCE then drops the carried value.
+ */
+static bool invariant_carried(Func *f, Op *op)
+{
+	if ((op->code != OP_FOR && op->code != OP_DO_WHILE) || op->nblocks != 1)
+		return false;
+	Block *body = op->blocks[0];
+	Op *y = body->last;
+	int arg0 = op->code == OP_FOR ? 1 : 0, init0 = op->code == OP_FOR ? 3 : 0;
+	bool changed = false;
+	if (!y || y->code != OP_YIELD || y->nopnds < op->nres)
+		return false;
+	for (int i = 0; i < op->nres; i++) {
+		ValId arg = body->args[arg0 + i], init = op->opnds[init0 + i];
+		int lay = f->vals[init].layout;
+		if (y->opnds[i] != arg || f->vals[arg].layout != lay || f->vals[op->res[i]].layout != lay)
+			continue;
+		ir_replace_uses(f, arg, init);
+		ir_replace_uses(f, op->res[i], init);
+		changed = true;
+	}
+	return changed;
+}
+
 static void canon_op(Func *f, Op *op, void *ctx)
 {
 	Canon *c = ctx;
 	int64_t k;
 	fw_opnds(&c->fw, op);
 	c->changed |= drop_true_mask(f, op);
+	c->changed |= invariant_carried(f, op);
 	if (op->nres != 1 || op->nblocks || !op_has(op->code, F_PURE))
 		return;
 	c->changed |= reorder(f, op);
