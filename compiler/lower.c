@@ -2721,11 +2721,12 @@ static Rv eval(L *l, Node *n)
 	case ND_INDEX: r = index_expr(l, n); break;
 	case ND_TYPE: error_at(l->d, n->loc, "a type is not a value here");
 	case ND_LIST: error_at(l->d, n->loc, "a list is only valid as a shape (zeros, full, reshape, broadcast_to), "
-			       "permute's dims or expand_dims's axis");
+			       "permute's dims, expand_dims's axis, or a block pointer's values (make_block_ptr, advance, "
+			       "boundary_check)");
 	case ND_TUPLE: error_at(l->d, n->loc, "a tuple (a, b, ...) is only valid as the input of reduce, "
-				"associative_scan, sort or topk");
+				"associative_scan, sort or topk, or where a list is (a shape, a block pointer's values)");
 	case ND_STR: error_at(l->d, n->loc, "a string is only valid as an atomic's sem= or scope=, static_assert's or "
-			      "device_assert's message, or device_print's prefix");
+			      "device_assert's message, device_print's prefix, or a load's padding_option");
 	case ND_NONE:
 	case ND_SLICE: error_at(l->d, n->loc, "'%s' is only valid inside an index", n->kind == ND_NONE ? "None" : ":");
 	default: die("expr kind %d", n->kind);

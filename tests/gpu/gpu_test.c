@@ -2117,7 +2117,9 @@ static void case_matmul_a(const char *kernel, int M, int N, int K, bool bt, int 
 	Buf bufs[] = {{cm, 2 * (size_t)M * N, OUT}, {a, 2 * (size_t)M * K, IN}, {b, 2 * (size_t)K * N, IN},
 	              {bias, 4 * (size_t)N, IN}};
 	unsigned grid = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn));
-	Launch l = {.file = linear ? "linear.tile" : act ? "matmul_relu.tile" : "matmul.tile", .kernel = kernel,
+	char file[64];
+	snprintf(file, sizeof file, "%s.tile", kernel); /* matmul, matmul_relu, matmul_block_ptr, linear */
+	Launch l = {.file = file, .kernel = kernel,
 	            .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}, {"ACT", act}}, .ndefs = linear ? 4 : 3,
 	            .num_warps = warps,
 	            .num_stages = stages, .grid = grid,
@@ -2878,14 +2880,15 @@ static void run_all(void)
 			case_mean(mn[i], false);
 		}
 
-	const char *mk[] = {"matmul", "matmul_relu"};
-	for (int r = 0; r < 2; r++) {
+	const char *mk[] = {"matmul", "matmul_relu", "matmul_block_ptr"};
+	for (int r = 0; r < 3; r++) {
 		case_matmul(mk[r], 64, 64, 64, false, 128, 128, 32, 0);
 		case_matmul(mk[r], 100, 70, 50, false, 128, 128, 32, 0);
 		case_matmul(mk[r], 256, 192, 96, true, 128, 128, 32, 0);
 		case_matmul(mk[r], 70, 50, 40, false, 32, 32, 16, 4);
 	}
 	case_matmul("matmul", 33, 17, 5, true, 64, 64, 32, 4);
+	case_matmul("matmul_block_ptr", 33, 17, 5, true, 64, 64, 32, 4);
 	case_matmul("matmul", 128, 256, 64, false, 64, 128, 32, 4);
 	case_matmul("linear", 100, 70, 50, false, 128, 128, 32, 0);
 	for (int act = 0; act <= 3; act++) /* none, ReLU, GELU, GELU's tanh form */
@@ -2902,6 +2905,8 @@ static void run_all(void)
 	case_matmul_s("matmul_relu", 384, 256, 1040, false, 128, 256, 32, 8, 6);
 	case_matmul_s("linear", 256, 256, 176, false, 256, 128, 32, 8, 5);
 	case_matmul_s("matmul", 128, 128, 4096, false, 128, 128, 128, 4, 3);
+	case_matmul_s("matmul_block_ptr", 256, 512, 208, false, 128, 256, 64, 8, 4);
+	case_matmul_s("matmul_block_ptr", 384, 256, 1040, true, 128, 256, 32, 8, 6);
 	case_matmul_nt(256, 256, 208, 128, 128, 64, 8, 4);
 	case_matmul_nt(128, 192, 96, 64, 64, 16, 4, 5);
 	case_attention(2, 100, 64, 64, 64, 4, false);
