@@ -3,6 +3,9 @@
     python3 bench/probe.py softmax 4096 16384      # dumps PTX of both, times both
     python3 bench/probe.py mean 100000000
     python3 bench/probe.py matmul 4096 4096 4096 128 256 32 8 4   # tilec, cuBLAS, Triton mma.sync
+    python3 bench/probe.py matmul_block_ptr 4096 4096 4096 128 256 32 8 6  # matmul_block_ptr.tile vs
+                                                                 # cuBLAS, matmul.tile and Triton's block-
+                                                                 # pointer matmul (TRITON_MM's config)
     python3 bench/probe.py matmul_i8 4096 4096 4096 64 64 64 4 3  # dsl_examples/matmul_i8.tile vs
                                                                  # torch._int_mm (cuBLAS) + scaling
     python3 bench/probe.py attention 32 4096 64 128 64 8 3        # BH N D [BM BN WARPS STAGES]: tilec vs
@@ -110,6 +113,25 @@ def main():
         extra = [("triton-mma.sync" if sync else "triton-wgmma", tm, o3)]
         nbytes = 2 * M * N * K / 1000  # reported "GB/s" column is then TFLOP/s
         ref = torch.matmul(a.float(), b.float())
+    elif what == "matmul_block_ptr":
+        M, N, K = (int(v) for v in sys.argv[2:5])
+        bm, bn, bk, warps, stages = (int(v) for v in (sys.argv[5:10] or [128, 128, 32, 8, 3]))
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        o1, o2, o3, o4 = (torch.empty(M, N, device="cuda", dtype=torch.float16) for _ in range(4))
+        grid = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+        args = lambda o: (grid, o, a, b, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),  # noqa
+                          o.stride(0), o.stride(1))
+        ks = [tilec.Kernel.compile(os.path.join(EX, f + ".tile"), f, defines={"BM": bm, "BN": bn, "BK": bk},
+                                   num_warps=warps, num_stages=stages, arch=os.environ.get("TILEC_ARCH"))
+              for f in ("matmul_block_ptr", "matmul")]
+        t = lambda: ks[0].launch(*args(o1))  # noqa: E731
+        tt = lambda: torch.matmul(a, b, out=o2)  # noqa: E731
+        tcfg = tuple(int(v) for v in os.environ.get("TRITON_MM", "128 256 64 8 8 3").split())
+        extra = [("tilec-matmul", lambda: ks[1].launch(*args(o3)), o3),
+                 ("triton-blockptr", lambda: tk.matmul_block_ptr(a, b, o4, tcfg), o4)]
+        nbytes = 2 * M * N * K / 1000  # reported "GB/s" column is then TFLOP/s
+        ref = torch.matmul(a.float(), b.float())
     elif what == "matmul_i8":
         M, N, K = (int(v) for v in sys.argv[2:5])
         bm, bn, bk, warps, stages = (int(v) for v in (sys.argv[5:10] or [64, 64, 64, 4, 3]))
@@ -173,10 +195,11 @@ def main():
             h = a[:, i].double() * h + b[:, i].double()
             ref[:, i] = h
     else:
-        sys.exit("probe.py softmax ROWS N [WARPS] | mean N [WARPS] | matmul M N K [BM BN BK WARPS STAGES] | "
-                 "matmul_i8 M N K [BM BN BK WARPS STAGES] | attention BH N D [BM BN WARPS STAGES] | "
-                 "linear_scan ROWS T [BLOCK WARPS]")
-    other = {"matmul": "cublas", "matmul_i8": "cublas-int8+torch", "attention": "torch-sdpa"}.get(what, "triton")
+        sys.exit("probe.py softmax ROWS N [WARPS] | mean N [WARPS] | "
+                 "matmul[_block_ptr] M N K [BM BN BK WARPS STAGES] | matmul_i8 M N K [BM BN BK WARPS STAGES] | "
+                 "attention BH N D [BM BN WARPS STAGES] | linear_scan ROWS T [BLOCK WARPS]")
+    other = {"matmul": "cublas", "matmul_block_ptr": "cublas", "matmul_i8": "cublas-int8+torch",
+             "attention": "torch-sdpa"}.get(what, "triton")
     for name, fn, out in [("tilec", t, o1), (other, tt, o2)] + extra:
         fn()
         torch.cuda.synchronize()

@@ -447,6 +447,42 @@ def matmul(a, b, c, config, activation="", mma_sync=False):
 
 
 @triton.jit
+def matmul_block_ptr_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                            stride_cm, stride_cn, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                            BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+    """dsl_examples/matmul_block_ptr.tile in Triton: the tutorial's matmul with block pointers."""
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    pid_m, pid_n = tl.swizzle2d(pid // num_pid_n, pid % num_pid_n, num_pid_m, num_pid_n, GROUP_SIZE_M)
+    pa = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (pid_m * BLOCK_SIZE_M, 0),
+                           (BLOCK_SIZE_M, BLOCK_SIZE_K), (1, 0))
+    pb = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn), (0, pid_n * BLOCK_SIZE_N),
+                           (BLOCK_SIZE_K, BLOCK_SIZE_N), (1, 0))
+    acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_SIZE_K):
+        a = tl.load(pa, boundary_check=(0, 1))
+        b = tl.load(pb, boundary_check=(0, 1))
+        acc = tl.dot(a, b, acc)
+        pa = tl.advance(pa, (0, BLOCK_SIZE_K))
+        pb = tl.advance(pb, (BLOCK_SIZE_K, 0))
+    pc = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn), (pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N),
+                           (BLOCK_SIZE_M, BLOCK_SIZE_N), (1, 0))
+    tl.store(pc, acc.to(tl.float16), boundary_check=(0, 1))
+
+
+def matmul_block_ptr(a, b, c, config):
+    """c = a @ b by matmul_block_ptr_kernel with one config (BM, BN, BK, GROUP_M, warps, stages)."""
+    (M, K), (_, N) = a.shape, b.shape
+    bm, bn, bk, group, warps, stages = config
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+    return matmul_block_ptr_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                         c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,
+                                         BLOCK_SIZE_K=bk, GROUP_SIZE_M=group, num_warps=warps,
+                                         num_stages=stages)
+
+
+@triton.jit
 def linear_i8_kernel(y_ptr, x_ptr, w_ptr, sx_ptr, sw_ptr, bias_ptr, M, N, K, stride_xm, stride_wn, stride_ym,
                      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
     """dsl_examples/linear_i8.tile in Triton: Y = (X @ W^T) * sx[m] * sw[n] + bias[n], int8 X [M, K] and
