@@ -15,6 +15,7 @@ default "128 256 64 8 8 3") and cuBLAS (torch.matmul) beside them.  Variants:
                    loop's barrier (cp.async writes are generic-proxy writes
                    that the wgmma reads through the async proxy: the PTX
                    memory model asks for the fence; Triton leaves it out)
+  tilec.blockptr   dsl_examples/matmul_block_ptr.tile's PTX, the same hints
 
 AB_ONLY=REGEX times only the variants it matches (and cublas).  Rounds
 interleave the variants; printed: TFLOP/s median over rounds, min, max and
@@ -37,12 +38,12 @@ REPS = 20
 ARCH = os.environ.get("TILEC_ARCH", "sm_90a")
 
 
-def tilec_ptx(cfg, M, N, K):
+def tilec_ptx(cfg, M, N, K, example="matmul"):
     bm, bn, bk, warps, stages = cfg
     hints = [f"{p}=16" for p, v in (("M", M), ("N", N), ("K", K), ("stride_am", K), ("stride_bk", N),
                                     ("stride_cm", N)) if v % 16 == 0]
     hints += ["stride_ak=1", "stride_bn=1", "stride_cn=1"]
-    base = [CLI, os.path.join(EX, "matmul.tile"), "-D", f"BM={bm}", "-D", f"BN={bn}", "-D", f"BK={bk}",
+    base = [CLI, os.path.join(EX, example + ".tile"), "-D", f"BM={bm}", "-D", f"BN={bn}", "-D", f"BK={bk}",
             "--num-warps", str(warps), "--num-stages", str(stages), "--arch", ARCH,
             "--hints", ",".join(hints), "-o", "-"]
     ptx = subprocess.run(base, check=True, capture_output=True, text=True).stdout
@@ -79,6 +80,9 @@ def main():
             continue
         k = RawKernel(text, smem, 32 * warps)
         runs[name] = lambda k=k: k.launch(grid, *args)
+    bp_ptx, bp_smem = tilec_ptx(cfg, M, N, K, "matmul_block_ptr")
+    kb = RawKernel(bp_ptx, bp_smem, 32 * warps)
+    runs["tilec.blockptr"] = lambda: kb.launch(grid, *args)
     for item in filter(None, os.environ.get("AB_PTX", "").split(",")):
         name, path = item.split("=", 1)
         k = RawKernel(open(path).read(), smem, 32 * warps)
