@@ -429,6 +429,35 @@ Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap)
 	return c;
 }
 
+ValId ir_add_iter(Func *f, Op *loop, ValId init)
+{
+	Block *body = loop->blocks[0];
+	Op *y = body->last;
+	Type t = vtype(f, init);
+	ValId *ops = NEWN(f->arena, ValId, loop->nopnds + 1), *args = NEWN(f->arena, ValId, body->nargs + 1);
+	ValId *res = NEWN(f->arena, ValId, loop->nres + 1), *ys = NEWN(f->arena, ValId, y->nopnds + 1);
+	memcpy(ops, loop->opnds, sizeof(ValId) * (size_t)loop->nopnds);
+	memcpy(args, body->args, sizeof(ValId) * (size_t)body->nargs);
+	memcpy(res, loop->res, sizeof(ValId) * (size_t)loop->nres);
+	memcpy(ys, y->opnds, sizeof(ValId) * (size_t)y->nopnds);
+	ValId a = ir_new_value(f, t), r = ir_new_value(f, t);
+	val(f, a)->block = body;
+	val(f, a)->index = (int16_t)body->nargs;
+	val(f, a)->layout = val(f, init)->layout;
+	val(f, r)->def = loop;
+	val(f, r)->index = (int16_t)loop->nres;
+	val(f, r)->layout = val(f, init)->layout;
+	ops[loop->nopnds++] = init;
+	args[body->nargs++] = a;
+	res[loop->nres++] = r;
+	ys[y->nopnds++] = a;
+	loop->opnds = ops;
+	body->args = args;
+	loop->res = res;
+	y->opnds = ys;
+	return a;
+}
+
 bool ir_op_has_side_effect(const Op *op)
 {
 	if (op_has(op->code, F_SIDE))

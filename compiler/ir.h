@@ -248,6 +248,12 @@ bool ir_is_zero(Func *f, ValId v);
  * offsets: for use before the axis and smem passes.
  */
 Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap);
+/*
+ * Appends a loop-carried value to the `for` loop, starting at init: a new
+ * body argument (returned) and result; the body yields the argument until
+ * its yield operand is set.  Body argument and result take init's layout.
+ */
+ValId ir_add_iter(Func *f, Op *loop, ValId init);
 
 /*
  * Pipelining depth: the kernel's num_stages, or a loop's own

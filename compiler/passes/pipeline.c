@@ -352,36 +352,6 @@ static void prologue(Pipe *p, int nslots, int dist, ValId *cur)
 	}
 }
 
-/* Appends a loop-carried value: init, body argument, result, yielded next value (set later). */
-static ValId add_iter(Func *f, Op *loop, ValId init)
-{
-	Block *body = loop->blocks[0];
-	Op *y = body->last;
-	Type t = vtype(f, init);
-	ValId *ops = NEWN(f->arena, ValId, loop->nopnds + 1), *args = NEWN(f->arena, ValId, body->nargs + 1);
-	ValId *res = NEWN(f->arena, ValId, loop->nres + 1), *ys = NEWN(f->arena, ValId, y->nopnds + 1);
-	memcpy(ops, loop->opnds, sizeof(ValId) * (size_t)loop->nopnds);
-	memcpy(args, body->args, sizeof(ValId) * (size_t)body->nargs);
-	memcpy(res, loop->res, sizeof(ValId) * (size_t)loop->nres);
-	memcpy(ys, y->opnds, sizeof(ValId) * (size_t)y->nopnds);
-	ValId a = ir_new_value(f, t), r = ir_new_value(f, t);
-	val(f, a)->block = body;
-	val(f, a)->index = (int16_t)body->nargs;
-	val(f, a)->layout = val(f, init)->layout;
-	val(f, r)->def = loop;
-	val(f, r)->index = (int16_t)loop->nres;
-	val(f, r)->layout = val(f, init)->layout;
-	ops[loop->nopnds++] = init;
-	args[body->nargs++] = a;
-	res[loop->nres++] = r;
-	ys[y->nopnds++] = a;
-	loop->opnds = ops;
-	body->args = args;
-	loop->res = res;
-	y->opnds = ys;
-	return a;
-}
-
 /* (x + 1) mod S */
 static ValId bump(Builder *b, ValId x, int S)
 {
@@ -416,11 +386,11 @@ static void rewrite(Pipe *p, int nslots, int dist)
 		if (!p->need[p->body->args[j]])
 			continue;
 		yslot[j] = p->body->last->nopnds;
-		ahead[j] = add_iter(f, loop, cur[j]);
+		ahead[j] = ir_add_iter(f, loop, cur[j]);
 	}
 	int rd_at = p->body->last->nopnds;
-	ValId rd = add_iter(f, loop, b_const_int(&pre, TY_I32, 0));
-	ValId wr = add_iter(f, loop, b_const_int(&pre, TY_I32, dist));
+	ValId rd = ir_add_iter(f, loop, b_const_int(&pre, TY_I32, 0));
+	ValId wr = ir_add_iter(f, loop, b_const_int(&pre, TY_I32, dist));
 
 	p->dot = first_dot(p);
 	Builder b = {f, NULL, p->dot, loop->loc};
@@ -556,8 +526,8 @@ static void prefetch_slices(Pipe *p, int S)
 	Builder pre = {f, NULL, p->loop, p->loop->loc};
 	wait_op(&pre, S - 2);
 	ValId slot0 = b_const_int(&pre, TY_I32, 0);
-	ValId ca = add_iter(f, p->loop, slice_load(&pre, la, 0, slot0, 0, ya));
-	ValId cb = add_iter(f, p->loop, slice_load(&pre, lb, 1, slot0, 0, yb));
+	ValId ca = ir_add_iter(f, p->loop, slice_load(&pre, la, 0, slot0, 0, ya));
+	ValId cb = ir_add_iter(f, p->loop, slice_load(&pre, lb, 1, slot0, 0, yb));
 	Op *y = p->body->last;
 	int at = y->nopnds - 2;
 

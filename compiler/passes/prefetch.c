@@ -191,33 +191,6 @@ static ValId guarded_load(Builder *b, Op *ld, const ValId *map, int nmap, ValId 
 	return r;
 }
 
-static ValId *append(Func *f, ValId *a, int *n, ValId v)
-{
-	ValId *r = NEWN(f->arena, ValId, *n + 1);
-	for (int i = 0; i < *n; i++)
-		r[i] = a[i];
-	r[(*n)++] = v;
-	return r;
-}
-
-/* A new loop-carried value starting at init; yields its body argument until told otherwise. */
-static ValId add_iter(Func *f, Op *loop, ValId init)
-{
-	Block *body = loop->blocks[0];
-	Op *y = body->last;
-	Type t = vtype(f, init);
-	ValId arg = ir_new_value(f, t), res = ir_new_value(f, t);
-	val(f, arg)->block = body;
-	val(f, arg)->index = (int16_t)body->nargs;
-	val(f, res)->def = loop;
-	val(f, res)->index = (int16_t)loop->nres;
-	loop->opnds = append(f, loop->opnds, &loop->nopnds, init);
-	body->args = append(f, body->args, &body->nargs, arg);
-	loop->res = append(f, loop->res, &loop->nres, res);
-	y->opnds = append(f, y->opnds, &y->nopnds, arg);
-	return arg;
-}
-
 /*
  * What every prefetched load of one loop shares, made with its first one:
  * before the loop, `lo < hi`; at the top of the body, next = iv + step and
@@ -288,7 +261,7 @@ static void prefetch_load(Func *f, Loop *l, Op *ld, const Slice *s)
 {
 	if (!l->next_go)
 		make_guards(f, l);
-	ValId cur = add_iter(f, l->op, peel_first(f, l, ld, s));
+	ValId cur = ir_add_iter(f, l->op, peel_first(f, l, ld, s));
 	ir_replace_uses(f, ld->res[0], cur);
 	ir_remove(ld);
 	Op *y = l->op->blocks[0]->last;
