@@ -85,6 +85,7 @@ void pass_smem(Func *f, int limit_bytes); /* shared-memory plan */
 void pass_axis(Func *f);      /* contiguity / divisibility / constancy analysis */
 void pass_pipeline(Func *f);  /* cp.async software pipelining of the loads feeding mma dots */
 void pass_prefetch(Func *f);  /* loads in loops issued one iteration ahead (register double-buffering) */
+void pass_strength(Func *f);  /* dot operands' pointer tiles stepped across iterations, not recomputed */
 void pass_tail(Func *f);      /* loops over blocks: the full blocks without their bounds mask, then the tail */
 
 /* codegen/ : LLVM IR and PTX for NVPTX.  cg_emit writes LLVM IR (emit ==

@@ -170,6 +170,7 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 		 * drops them from loads, then fold takes the selects of them */
 		run(c, o, "canon", pass_canon);
 		simplify(c, o);
+		run(c, o, "strength", pass_strength);
 		run(c, o, "prefetch", pass_prefetch);
 		run(c, o, "dce", pass_dce);
 	}

@@ -1,0 +1,262 @@
+/*
+ * strength.c: pass_strength, the addresses of the tiles a loop's dots read
+ * stepped from one iteration to the next instead of computed anew.
+ *
+ * Guarantees afterwards: in every `for`, a load directly in the body whose
+ * tile reaches a dot (through casts and transposes) and whose pointer tile
+ * P moves by one scalar d (in elements) every iteration reads a new
+ * loop-carried pointer tile Q instead: Q starts as P computed for the
+ * first iteration, before the loop, and the body yields Q + d.  Its mask
+ * is left as it was.
+ *
+ * P moves by a scalar when it is made, by splat, broadcast, expand_dims,
+ * add, sub, ptradd, widening integer casts and products with a scalar (or
+ * a splat of one) from outside the loop, of values from outside the loop,
+ * the induction variable (it moves by the step) and carried scalars the
+ * body yields as x + c or x - c with c from outside the loop.  That is how
+ * block pointers come out of the front end (base + (offset + arange) *
+ * stride, the offset advanced each iteration), and how `k + arange(0, BK)`
+ * addresses are written.  d is computed once, before the loop.
+ *
+ * Why: a pointer tile computed anew takes integer multiplies and adds per
+ * 16-byte copy in the loop that issues the tensor cores' work, and on the
+ * H100 those wait on dispatch while a wgmma runs (bench/NOTES-matmul.md:
+ * the block-pointer matmul at 0.80x the carried-pointer one until this
+ * pass).  LLVM's loop strength reduction does not do it for us: the i32
+ * index arithmetic is sign-extended per element.
+ */
+#include "ir.h"
+#include "compile.h"
+
+/* What is known of a value's change from one iteration to the next. */
+enum { UNSEEN, FIXED, MOVES, OTHER };
+
+typedef struct Strength {
+	Func *f;
+	Op *loop;
+	Block *body;
+	Builder pre;       /* before the loop: where the steps are computed */
+	uint8_t *state;    /* per ValId of the pass's start */
+	ValId *step;       /* per ValId in state MOVES: its change per iteration, a scalar before the loop */
+	int nvals;
+} Strength;
+
+/* v is defined inside the loop: in its body or a block nested in it. */
+static bool inside(Func *f, ValId v, const Op *loop)
+{
+	Value *x = val(f, v);
+	Block *b = x->def ? x->def->parent : x->block;
+	for (; b; b = b->parent ? b->parent->parent : NULL)
+		if (b->parent == loop)
+			return true;
+	return false;
+}
+
+/* The scalar a value from outside the loop is a splat of (through broadcasts and expand_dims), or 0. */
+static ValId scalar_of(Func *f, ValId v)
+{
+	for (;;) {
+		if (vtype(f, v).rank == 0)
+			return v;
+		Op *d = val(f, v)->def;
+		if (!d || (d->code != OP_SPLAT && d->code != OP_BROADCAST && d->code != OP_EXPAND_DIMS))
+			return 0;
+		v = d->opnds[0];
+	}
+}
+
+/* x converted to the integer type e before the loop (steps of i32 and i64 meet in a ptradd's offset). */
+static ValId as_elem(Strength *s, ValId x, ElemKind e)
+{
+	if (vtype(s->f, x).elem == e)
+		return x;
+	return b_op1(&s->pre, OP_CAST, type_scalar(e), &x, 1);
+}
+
+static ValId step_op(Strength *s, Opcode code, ValId x, ValId y)
+{
+	ElemKind e = elem_bits(vtype(s->f, x).elem) >= elem_bits(vtype(s->f, y).elem) ? vtype(s->f, x).elem
+										  : vtype(s->f, y).elem;
+	return b_op2(&s->pre, code, type_scalar(e), as_elem(s, x, e), as_elem(s, y, e));
+}
+
+static int classify(Strength *s, ValId v);
+
+/* A carried scalar the body yields as itself plus or minus a value from outside the loop. */
+static int carried(Strength *s, ValId v)
+{
+	Func *f = s->f;
+	Op *y = s->body->last;
+	int i = val(f, v)->index - 1;
+	if (i < 0 || i >= y->nopnds || vtype(f, v).rank != 0 || !elem_is_int(vtype(f, v).elem))
+		return OTHER;
+	Op *d = val(f, y->opnds[i])->def;
+	if (!d || d->parent != s->body || (d->code != OP_ADD && d->code != OP_SUB))
+		return OTHER;
+	int k = d->opnds[0] == v ? 1 : d->code == OP_ADD && d->opnds[1] == v ? 0 : -1;
+	if (k < 0 || inside(f, d->opnds[k], s->loop))
+		return OTHER;
+	ValId c = d->opnds[k];
+	s->step[v] = d->code == OP_SUB ? b_op1(&s->pre, OP_NEG, vtype(f, c), &c, 1) : c;
+	return MOVES;
+}
+
+static int classify_op(Strength *s, Op *op)
+{
+	Func *f = s->f;
+	int st[2] = {FIXED, FIXED};
+	if (op->parent != s->body || op->nres != 1 || op->nblocks || !op_has(op->code, F_PURE) || op->code == OP_LOAD)
+		return OTHER;
+	bool moves = false;
+	for (int i = 0; i < op->nopnds; i++) {
+		int c = classify(s, op->opnds[i]);
+		if (c == OTHER)
+			return OTHER;
+		if (i < 2)
+			st[i] = c;
+		moves |= c == MOVES;
+	}
+	if (!moves)
+		return FIXED;
+	ValId r = op->res[0], a = op->opnds[0], b = op->nopnds > 1 ? op->opnds[1] : 0;
+	switch (op->code) {
+	case OP_SPLAT:
+	case OP_BROADCAST:
+	case OP_EXPAND_DIMS:
+		s->step[r] = s->step[a];
+		return MOVES;
+	case OP_CAST: {
+		ElemKind from = vtype(f, a).elem, to = vtype(f, r).elem;
+		if (!elem_is_int(from) || !elem_is_int(to) || from == TY_I1 || elem_bits(to) < elem_bits(from))
+			return OTHER;
+		s->step[r] = as_elem(s, s->step[a], to);
+		return MOVES;
+	}
+	case OP_ADD:
+	case OP_PTRADD:
+		s->step[r] = st[0] == MOVES && st[1] == MOVES ? step_op(s, OP_ADD, s->step[a], s->step[b])
+							       : s->step[st[0] == MOVES ? a : b];
+		return MOVES;
+	case OP_SUB:
+		if (st[0] == MOVES && st[1] == MOVES)
+			s->step[r] = step_op(s, OP_SUB, s->step[a], s->step[b]);
+		else if (st[0] == MOVES)
+			s->step[r] = s->step[a];
+		else
+			s->step[r] = b_op1(&s->pre, OP_NEG, vtype(f, s->step[b]), &s->step[b], 1);
+		return MOVES;
+	case OP_MUL: {
+		ValId k = scalar_of(f, st[0] == MOVES ? b : a);
+		if ((st[0] == MOVES && st[1] == MOVES) || !k || inside(f, k, s->loop))
+			return OTHER;
+		s->step[r] = step_op(s, OP_MUL, s->step[st[0] == MOVES ? a : b], k);
+		return MOVES;
+	}
+	default:
+		return OTHER;
+	}
+}
+
+static int classify(Strength *s, ValId v)
+{
+	Func *f = s->f;
+	if (v >= s->nvals)
+		return OTHER;
+	if (s->state[v] != UNSEEN)
+		return s->state[v];
+	int r;
+	if (!inside(f, v, s->loop))
+		r = FIXED;
+	else if (v == s->body->args[0])
+		s->step[v] = s->loop->opnds[2], r = MOVES;
+	else if (val(f, v)->block == s->body && !val(f, v)->def)
+		r = carried(s, v);
+	else
+		r = val(f, v)->def ? classify_op(s, val(f, v)->def) : OTHER;
+	s->state[v] = (uint8_t)r;
+	return r;
+}
+
+/* The load's tile reaches a dot in the body, through casts and transposes. */
+static bool feeds_dot(Func *f, Op *ld)
+{
+	uint8_t *reach = NEWN(f->arena, uint8_t, f->nvals);
+	reach[ld->res[0]] = 1;
+	for (Op *op = ld->next; op; op = op->next)
+		for (int i = 0; i < op->nopnds; i++) {
+			if (!reach[op->opnds[i]])
+				continue;
+			if (op->code == OP_DOT)
+				return true;
+			if (op->code == OP_CAST || op->code == OP_TRANS)
+				reach[op->res[0]] = 1;
+		}
+	return false;
+}
+
+/* P for the first iteration, before the loop: its ops in the body cloned with iv = lo and carried = init. */
+static ValId first_value(Strength *s, ValId p)
+{
+	Func *f = s->f;
+	ValId *map = NEWN(f->arena, ValId, f->nvals);
+	uint8_t *need = NEWN(f->arena, uint8_t, f->nvals);
+	map[s->body->args[0]] = s->loop->opnds[0];
+	for (int i = 1; i < s->body->nargs; i++)
+		map[s->body->args[i]] = s->loop->opnds[2 + i];
+	need[p] = 1;
+	for (Op *op = s->body->last; op; op = op->prev)
+		if (op->nres == 1 && op->res[0] < f->nvals && need[op->res[0]])
+			for (int i = 0; i < op->nopnds; i++)
+				need[op->opnds[i]] = 1;
+	int nmap = f->nvals;
+	for (Op *op = s->body->first; op; op = op->next) {
+		if (op->nres != 1 || op->res[0] >= nmap || !need[op->res[0]])
+			continue;
+		ir_insert_before(s->loop, ir_clone(f, op, map, nmap));
+	}
+	return map[p];
+}
+
+static void strength_loop(Func *f, Op *loop)
+{
+	Block *body = loop->blocks[0];
+	Op *y = body->last;
+	if (!y || y->code != OP_YIELD)
+		return;
+	Strength s = {f, loop, body, {f, NULL, loop, loop->loc}, NULL, NULL, f->nvals};
+	s.state = NEWN(f->arena, uint8_t, s.nvals);
+	s.step = NEWN(f->arena, ValId, s.nvals);
+	for (Op *op = body->first; op; op = op->next) {
+		if (op->code != OP_LOAD || vtype(f, op->opnds[0]).rank == 0 || !feeds_dot(f, op))
+			continue;
+		ValId p = op->opnds[0];
+		if (classify(&s, p) != MOVES || !val(f, p)->def)
+			continue;
+		ValId q = ir_add_iter(f, loop, first_value(&s, p));
+		Type t = vtype(f, p), dt = type_with_elem(t, vtype(f, s.step[p]).elem);
+		dt.pointee = TY_VOID;
+		ValId d = b_op1(&s.pre, OP_SPLAT, dt, &s.step[p], 1);
+		Builder in = {f, NULL, y, op->loc};
+		y->opnds[y->nopnds - 1] = b_op2(&in, OP_PTRADD, t, q, d);
+		const char *ln = val(f, op->res[0])->name; /* the load's: `ta` steps `ta.ptr` */
+		if (ln)
+			val(f, q)->name = val(f, loop->res[loop->nres - 1])->name = arena_printf(f->arena, "%s.ptr", ln);
+		op->opnds[0] = q;
+	}
+}
+
+static void strength_block(Func *f, Block *b)
+{
+	for (Op *op = b->first; op; op = op->next) {
+		for (int i = 0; i < op->nblocks; i++)
+			if (op->blocks[i])
+				strength_block(f, op->blocks[i]);
+		if (op->code == OP_FOR && op->nblocks == 1)
+			strength_loop(f, op);
+	}
+}
+
+void pass_strength(Func *f)
+{
+	strength_block(f, f->entry);
+}
