@@ -51,7 +51,7 @@ static void on_fatal(const char *reason)
  * less every pass whose removal left the machine code of all the kernels
  * that scripts/llvm-passes.py compiles the same (ptxas -O3, sm_90, sm_80
  * and sm_90a; byte for byte, or as large in another order, or smaller;
- * one kernel the script names comes out 128 bytes larger):
+ * two kernels the script names come out 128 bytes larger):
  * ptxas redoes much of what they do.  The backend runs at
  * CodeGenLevelLess instead of Aggressive, also with the same machine code.
  * The script checks that this still holds (lit: codegen/llvm-passes.tile);
