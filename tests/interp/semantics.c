@@ -787,7 +787,8 @@ static void test_static_range(int opt)
  * values rounded to f16 on store, i32 blocks; advance in for and while
  * loops (one whose condition loads the block), in an if in a loop, in
  * nested loops and a static_range, through fns that make, take, advance
- * and return block pointers, a copy that must not move, a shadowing let;
+ * and return block pointers (one in a loop, one in an if), made anew in a
+ * loop (its shape carried too), a copy that must not move, a shadowing let;
  * i64 shapes, strides and offsets whose i32 truncation would give other
  * masks.  The host reference computes each element's index in i64.
  */
@@ -864,6 +865,16 @@ static const char *bp_src =
 	"fn down(p, k) { return advance(p, (k, 0)); }\n"
 	"fn at(x, ld, M, N, r, c) { return make_block_ptr(x, (M, N), (ld, 1), (r, c), (4, 16), (1, 0)); }\n"
 	"fn both(p, q) { return advance(q, (1, 0)), advance(p, (0, 1)); }\n"
+	"fn walk(p, n) {\n"
+	"    var q = p;\n"
+	"    for i in range(0, n) { q = advance(q, (1, 0)); }\n"
+	"    return q;\n"
+	"}\n"
+	"fn pick(c, p, q) {\n"
+	"    var r = p;\n"
+	"    if c { r = q; }\n"
+	"    return r;\n"
+	"}\n"
 	"kernel bp_load(o: *f32, x: *f32, M: i32, N: i32, ld: i32) {\n"
 	"    let a = make_block_ptr(x, (M, N), (ld, 1), (-3, -5), (8, 16), (1, 0));\n"
 	"    store(o + arange(0, 128), ravel(load(a, boundary_check=(0, 1))));\n"
@@ -938,6 +949,12 @@ static const char *bp_src =
 	"    var y = p0;\n"
 	"    while max(max(load_in(y), 1), 0) < 100.0 { y = advance(y, (1, 0)); }\n"
 	"    store(o + 640 + i, ravel(load_in(y)));\n"
+	"    store(o + 704 + i, ravel(load_in(walk(p0, steps))));\n"
+	"    var r = p0;\n"
+	"    for k in range(0, 3) { r = make_block_ptr(x, (M - k, N - 2 * k), (ld, 1), (2 * k + 1, k), (4, 16), (1, 0)); }\n"
+	"    store(o + 768 + i, ravel(load_in(r)));\n"
+	"    store(o + 832 + i, ravel(load_in(pick(steps > 2, p0, r))));\n"
+	"    store(o + 896 + i, ravel(load_in(pick(steps > 7, p0, r))));\n"
 	"}\n"
 	"kernel bp_i64(o: *f32, x: *f32, s0: i64, off: i64, n: i64) {\n"
 	"    let p = make_block_ptr(x, (1, n), (s0, 1), (1, off), (1, 16), (1, 0));\n"
@@ -948,7 +965,7 @@ static const char *bp_src =
 	"    store(o + 32 + arange(0, 16), load(advance(r, (4_294_967_296,)), boundary_check=0));\n"
 	"}\n";
 
-enum { BP_M = 10, BP_N = 13, BP_LD = 24, BP_XR = 16, BP_LOAD = 928, BP_LOOPS = 704, BP_I64 = 48, BP_STORE = 2176,
+enum { BP_M = 10, BP_N = 13, BP_LD = 24, BP_XR = 16, BP_LOAD = 928, BP_LOOPS = 960, BP_I64 = 48, BP_STORE = 2176,
        BP_OF = BP_LOAD + BP_LOOPS + BP_I64 + BP_STORE, BP_OH = 1024, BP_OI = 640 };
 
 static void bp_load_case(int opt, float *o, const float *x)
@@ -1053,7 +1070,7 @@ static void bp_loops_case(int opt, float *o, const float *x)
 {
 	enum { STEPS = 5 };
 	float want[BP_LOOPS], blk[64];
-	int64_t regions[11][2]; /* a block at (row, column) per region; 0 and 4 are sums of several */
+	int64_t regions[15][2]; /* a block at (row, column) per region; 0 and 4 are sums of several */
 	for (int k = 0; k < BP_LOOPS; k++)
 		want[k] = 0;
 	for (int r = 0; r < BP_M; r += 4) {
@@ -1098,10 +1115,14 @@ static void bp_loops_case(int opt, float *o, const float *x)
 			break;
 		}
 	}
-	for (int g = 1; g < 11; g++) {
+	regions[11][0] = STEPS, regions[11][1] = 0;
+	regions[12][0] = regions[13][0] = 5, regions[12][1] = regions[13][1] = 2;
+	regions[14][0] = regions[14][1] = 0;
+	for (int g = 1; g < 15; g++) {
 		if (g == 4)
 			continue;
-		BpRef b = bp_ref2(BP_M, BP_N, BP_LD, regions[g][0], regions[g][1], 4, 16, 3);
+		bool remade = g == 12 || g == 13; /* the block pointer made in the loop: a smaller tensor */
+		BpRef b = bp_ref2(BP_M - 2 * remade, BP_N - 4 * remade, BP_LD, regions[g][0], regions[g][1], 4, 16, 3);
 		bp_load_ref(&b, x, 0, want + 64 * g);
 	}
 	ref_poison_f32(o, BP_LOOPS);
@@ -1112,8 +1133,9 @@ static void bp_loops_case(int opt, float *o, const float *x)
 	static const char *const what[] = {"for loop", "a copy made before the loop", "advanced by an fn after the loop",
 					   "while loop", "if in a loop", "shadowing let (first)", "shadowing let (second)",
 					   "nested loops and an fn returning two", "the other of the two", "static_range",
-					   "while loop whose condition loads"};
-	for (int g = 0; g < 11; g++)
+					   "while loop whose condition loads", "an fn whose loop advances a copy",
+					   "made anew in a loop", "an fn's if (taken)", "an fn's if (not taken)"};
+	for (int g = 0; g < 15; g++)
 		check_block(what[g], opt, o + 64 * g, want + 64 * g, 64);
 }
 
