@@ -8,8 +8,10 @@
  * functions (libm's f32 ones, fma rounded once, floor and ceil folded
  * exactly, clamp); fn helpers; random numbers; the atomics; cumsum; while loops, a lock, float
  * atomic max/min and atomic_cas; bitcasts and 16-bit float sorts; the
- * shape built-ins, static_assert, swizzle2d and umulhi.  Runs at opt 0 and
- * opt 1, which must agree.
+ * shape built-ins, static_assert, swizzle2d and umulhi; block pointers
+ * (make_block_ptr, advance, boundary_check, padding_option, carried through
+ * loops, ifs and fns, i64 indices).  Runs at opt 0 and opt 1, which must
+ * agree.
  */
 #include "run.h"
 
@@ -774,6 +776,404 @@ static void test_static_range(int opt)
 		       (double)want[i]);
 }
 
+/*
+ * Block pointers (make_block_ptr, advance): loads with boundary_check on
+ * both axes (negative offsets, offsets past the end), on one axis (the
+ * other is not masked: it reads the row padding and the rows past M that
+ * the buffer holds), padding_option="nan", a transposed view (strides
+ * (1, ld)), 1-D and 3-D blocks; stores that write only inside along the
+ * checked axes (poisoned guard cells around the tensor stay poisoned)
+ * and along unchecked axes past the tensor, a scalar broadcast, f32
+ * values rounded to f16 on store, i32 blocks; advance in for and while
+ * loops (one whose condition loads the block), in an if in a loop, in
+ * nested loops and a static_range, through fns that make, take, advance
+ * and return block pointers (one in a loop, one in an if), made anew in a
+ * loop (its shape carried too), a copy that must not move, a shadowing let;
+ * i64 shapes, strides and offsets whose i32 truncation would give other
+ * masks.  The host reference computes each element's index in i64.
+ */
+typedef struct BpRef {
+	int rank;
+	int64_t shape[3], stride[3], off[3];
+	int block[3];
+	unsigned check; /* a bit per checked axis */
+} BpRef;
+
+static BpRef bp_ref(int rank, const int64_t *shape, const int64_t *stride, const int64_t *off, const int *block,
+		    unsigned check)
+{
+	BpRef b = {rank, {0}, {0}, {0}, {1, 1, 1}, check};
+	for (int d = 0; d < rank; d++)
+		b.shape[d] = shape[d], b.stride[d] = stride[d], b.off[d] = off[d], b.block[d] = block[d];
+	return b;
+}
+
+static BpRef bp_ref2(int64_t m, int64_t n, int64_t ld, int64_t r, int64_t c, int br, int bc, unsigned check)
+{
+	return bp_ref(2, (int64_t[]){m, n}, (int64_t[]){ld, 1}, (int64_t[]){r, c}, (int[]){br, bc}, check);
+}
+
+static int bp_numel(const BpRef *b)
+{
+	return b->block[0] * b->block[1] * b->block[2];
+}
+
+/* Element k (row-major in the block): its index from the base, and whether it is inside along the checked axes. */
+static bool bp_at(const BpRef *b, int k, int64_t *at)
+{
+	bool in = true;
+	*at = 0;
+	for (int d = b->rank - 1; d >= 0; d--) {
+		int64_t i = b->off[d] + k % b->block[d];
+		k /= b->block[d];
+		*at += i * b->stride[d];
+		if (b->check >> d & 1)
+			in &= i >= 0 && i < b->shape[d];
+	}
+	return in;
+}
+
+/* The block b of x read into want, pad outside. */
+static void bp_load_ref(const BpRef *b, const float *x, float pad, float *want)
+{
+	for (int k = 0; k < bp_numel(b); k++) {
+		int64_t at;
+		want[k] = bp_at(b, k, &at) ? x[at] : pad;
+	}
+}
+
+/* got equals want bit for bit, but a NaN wanted (other than the poison) is any NaN other than the poison. */
+static bool same_f32(float got, float want)
+{
+	if (isnan(want) && !ref_is_poison_f32(want))
+		return isnan(got) && !ref_is_poison_f32(got);
+	return memcmp(&got, &want, 4) == 0;
+}
+
+static void check_block(const char *what, int opt, const float *got, const float *want, int n)
+{
+	int bad = 0, first = -1;
+	for (int k = 0; k < n; k++)
+		if (!same_f32(got[k], want[k]))
+			bad++, first = first < 0 ? k : first;
+	CHECKF(bad == 0, "block pointers (opt %d), %s: %d of %d elements wrong, the first at %d: %g, want %g", opt, what,
+	       bad, n, first, bad ? (double)got[first] : 0.0, bad ? (double)want[first] : 0.0);
+}
+
+static const char *bp_src =
+	"fn load_in(p) { return load(p, boundary_check=(0, 1)); }\n"
+	"fn down(p, k) { return advance(p, (k, 0)); }\n"
+	"fn at(x, ld, M, N, r, c) { return make_block_ptr(x, (M, N), (ld, 1), (r, c), (4, 16), (1, 0)); }\n"
+	"fn both(p, q) { return advance(q, (1, 0)), advance(p, (0, 1)); }\n"
+	"fn walk(p, n) {\n"
+	"    var q = p;\n"
+	"    for i in range(0, n) { q = advance(q, (1, 0)); }\n"
+	"    return q;\n"
+	"}\n"
+	"fn pick(c, p, q) {\n"
+	"    var r = p;\n"
+	"    if c { r = q; }\n"
+	"    return r;\n"
+	"}\n"
+	"kernel bp_load(o: *f32, x: *f32, M: i32, N: i32, ld: i32) {\n"
+	"    let a = make_block_ptr(x, (M, N), (ld, 1), (-3, -5), (8, 16), (1, 0));\n"
+	"    store(o + arange(0, 128), ravel(load(a, boundary_check=(0, 1))));\n"
+	"    let b = make_block_ptr(x, (M, N), (ld, 1), (M - 3, N - 6), (8, 16), (1, 0));\n"
+	"    store(o + 128 + arange(0, 128), ravel(load(b, boundary_check=(1, 0), padding_option=\"zero\")));\n"
+	"    let c = make_block_ptr(x, (M, N), (ld, 1), (-4, 0), (8, 16), (1, 0));\n"
+	"    store(o + 256 + arange(0, 128), ravel(load(c, boundary_check=(0,))));\n"
+	"    let d = make_block_ptr(x, (M, N), (ld, 1), (M - 2, 9), (8, 16), (1, 0));\n"
+	"    store(o + 384 + arange(0, 128), ravel(load(d, boundary_check=1)));\n"
+	"    store(o + 512 + arange(0, 128), ravel(load(a, boundary_check=(0, 1), padding_option=\"nan\")));\n"
+	"    let t = make_block_ptr(x, (N, M), (1, ld), (-2, 5), (16, 8), (0, 1));\n"
+	"    store(o + 640 + arange(0, 128), ravel(load(t, boundary_check=(0, 1))));\n"
+	"    let e = make_block_ptr(x, [20], [3], [-4], [16], [0]);\n"
+	"    store(o + 768 + arange(0, 16), load(e, boundary_check=[0]));\n"
+	"    let f = make_block_ptr(x, (2, 5, N), (5 * ld, ld, 1), (-1, 2, 8), (4, 4, 8), (2, 1, 0));\n"
+	"    store(o + 784 + arange(0, 128), ravel(load(f, boundary_check=(0, 1, 2))));\n"
+	"    store(o + 912 + arange(0, 16), load(make_block_ptr(x, (4,), (3,), (2,), (16,), (0,))));\n"
+	"}\n"
+	"kernel bp_store(o: *f32, h: *f16, oi: *i32, hx: *f16, xi: *i32, M: i32, N: i32) {\n"
+	"    let v = cast(arange(0, 8)[:, None] * 100 + arange(0, 16)[None, :] + 1000, f32);\n"
+	"    store(make_block_ptr(o + 136, (M, N), (32, 1), (-3, -5), (8, 16), (1, 0)), v, boundary_check=(0, 1));\n"
+	"    store(make_block_ptr(o + 648, (M, N), (32, 1), (3, 4), (8, 16), (1, 0)), v, boundary_check=(1, 0));\n"
+	"    let w = cast(arange(0, 4)[:, None] * 100 + arange(0, 16)[None, :] + 1000, f32);\n"
+	"    store(make_block_ptr(o + 1160, (M, N), (32, 1), (4, -6), (4, 16), (1, 0)), w, boundary_check=1);\n"
+	"    store(make_block_ptr(o + 1672, (M, N), (32, 1), (-1, 8), (4, 4), (1, 0)), 7.0, boundary_check=(0, 1));\n"
+	"    store(make_block_ptr(h + 136, (M, N), (32, 1), (-2, 3), (8, 16), (1, 0)), v * 0.001, boundary_check=(0, 1));\n"
+	"    let hp = make_block_ptr(hx, (M, N), (N, 1), (3, -6), (8, 16), (1, 0));\n"
+	"    store(o + 2048 + arange(0, 128), ravel(cast(load(hp, boundary_check=(0, 1), padding_option=\"nan\"), f32)));\n"
+	"    let h3 = cast(load(hp, boundary_check=(0, 1)) * 3.0, f16);\n"
+	"    store(make_block_ptr(h + 648, (M, N), (32, 1), (3, -6), (8, 16), (1, 0)), h3, boundary_check=(0, 1));\n"
+	"    let xp = make_block_ptr(xi, (M, N), (N, 1), (-2, 5), (8, 16), (1, 0));\n"
+	"    let iv = load(xp, boundary_check=(0, 1));\n"
+	"    store(oi + 512 + arange(0, 128), ravel(iv));\n"
+	"    store(make_block_ptr(oi + 136, (M, N), (32, 1), (-2, 5), (8, 16), (1, 0)), iv, boundary_check=(0, 1));\n"
+	"}\n"
+	"kernel bp_loops(o: *f32, x: *f32, M: i32, N: i32, ld: i32, steps: i32) {\n"
+	"    let i = arange(0, 64);\n"
+	"    var p = at(x, ld, M, N, 0, 0);\n"
+	"    let p0 = p;\n"
+	"    var acc = zeros((4, 16), f32);\n"
+	"    for k in range(0, M, 4) {\n"
+	"        acc += load_in(p);\n"
+	"        p = advance(p, (4, 0));\n"
+	"    }\n"
+	"    store(o + i, ravel(acc));\n"
+	"    store(o + 64 + i, ravel(load_in(p0)));\n"
+	"    store(o + 128 + i, ravel(load_in(down(p, -6))));\n"
+	"    var q = at(x, ld, M, N, 1, -2);\n"
+	"    var n = 0;\n"
+	"    while n < steps { q = advance(q, (1, 1)); n += 1; }\n"
+	"    store(o + 192 + i, ravel(load_in(q)));\n"
+	"    var s = p0;\n"
+	"    var t = zeros((4, 16), f32);\n"
+	"    for k in range(0, 6) {\n"
+	"        if k % 2 == 1 { s = advance(s, (0, 3)); } else if k == 4 { s = down(s, 2); }\n"
+	"        t += load_in(s);\n"
+	"    }\n"
+	"    store(o + 256 + i, ravel(t));\n"
+	"    var u = p0;\n"
+	"    var w = at(x, ld, M, N, 2, 0);\n"
+	"    for a in range(0, 2) {\n"
+	"        for b in range(0, 3) { u = advance(u, (0, 2)); }\n"
+	"        u, w = both(u, w);\n"
+	"        let u = advance(u, (5, 5));\n"
+	"        store(o + 320 + 64 * a + i, ravel(load_in(u)));\n"
+	"    }\n"
+	"    store(o + 448 + i, ravel(load_in(u)));\n"
+	"    store(o + 512 + i, ravel(load_in(w)));\n"
+	"    var z = p0;\n"
+	"    for c in static_range(3) { z = advance(z, (c, 1)); }\n"
+	"    store(o + 576 + i, ravel(load_in(z)));\n"
+	"    var y = p0;\n"
+	"    while max(max(load_in(y), 1), 0) < 100.0 { y = advance(y, (1, 0)); }\n"
+	"    store(o + 640 + i, ravel(load_in(y)));\n"
+	"    store(o + 704 + i, ravel(load_in(walk(p0, steps))));\n"
+	"    var r = p0;\n"
+	"    for k in range(0, 3) { r = make_block_ptr(x, (M - k, N - 2 * k), (ld, 1), (2 * k + 1, k), (4, 16), (1, 0)); }\n"
+	"    store(o + 768 + i, ravel(load_in(r)));\n"
+	"    store(o + 832 + i, ravel(load_in(pick(steps > 2, p0, r))));\n"
+	"    store(o + 896 + i, ravel(load_in(pick(steps > 7, p0, r))));\n"
+	"}\n"
+	"kernel bp_i64(o: *f32, x: *f32, s0: i64, off: i64, n: i64) {\n"
+	"    let p = make_block_ptr(x, (1, n), (s0, 1), (1, off), (1, 16), (1, 0));\n"
+	"    store(o + arange(0, 16), ravel(load(p, boundary_check=(1,))));\n"
+	"    let q = advance(advance(p, (0, 3_000_000_000)), (0, -2_999_999_998));\n"
+	"    store(o + 16 + arange(0, 16), ravel(load(q, boundary_check=1)));\n"
+	"    let r = make_block_ptr(x, (16,), (1,), (cast(0, i64),), (16,), (0,));\n"
+	"    store(o + 32 + arange(0, 16), load(advance(r, (4_294_967_296,)), boundary_check=0));\n"
+	"}\n";
+
+enum { BP_M = 10, BP_N = 13, BP_LD = 24, BP_XR = 16, BP_LOAD = 928, BP_LOOPS = 960, BP_I64 = 48, BP_STORE = 2176,
+       BP_OF = BP_LOAD + BP_LOOPS + BP_I64 + BP_STORE, BP_OH = 1024, BP_OI = 640 };
+
+static void bp_load_case(int opt, float *o, const float *x)
+{
+	float want[BP_LOAD];
+	BpRef r[] = {
+		bp_ref2(BP_M, BP_N, BP_LD, -3, -5, 8, 16, 3),
+		bp_ref2(BP_M, BP_N, BP_LD, BP_M - 3, BP_N - 6, 8, 16, 3),
+		bp_ref2(BP_M, BP_N, BP_LD, -4, 0, 8, 16, 1),
+		bp_ref2(BP_M, BP_N, BP_LD, BP_M - 2, 9, 8, 16, 2),
+		bp_ref2(BP_M, BP_N, BP_LD, -3, -5, 8, 16, 3),
+		bp_ref(2, (int64_t[]){BP_N, BP_M}, (int64_t[]){1, BP_LD}, (int64_t[]){-2, 5}, (int[]){16, 8}, 3),
+		bp_ref(1, (int64_t[]){20}, (int64_t[]){3}, (int64_t[]){-4}, (int[]){16}, 1),
+		bp_ref(3, (int64_t[]){2, 5, BP_N}, (int64_t[]){5 * BP_LD, BP_LD, 1}, (int64_t[]){-1, 2, 8}, (int[]){4, 4, 8},
+		       7),
+		bp_ref(1, (int64_t[]){4}, (int64_t[]){3}, (int64_t[]){2}, (int[]){16}, 0),
+	};
+	static const char *const what[] = {"2-D, both axes checked, negative offsets", "2-D, both axes, past the end",
+					   "axis 0 checked", "axis 1 checked", "padding_option=\"nan\"",
+					   "transposed view", "1-D, stride 3", "3-D", "1-D unchecked"};
+	int at = 0;
+	for (int c = 0; c < 9; c++) {
+		bp_load_ref(&r[c], x, c == 4 ? NAN : 0.0f, want + at);
+		at += bp_numel(&r[c]);
+	}
+	ref_poison_f32(o, BP_LOAD);
+	KArg k[] = {kbuf(o, BP_LOAD * 4), kbuf((void *)x, BP_XR * BP_LD * 4), kint(BP_M), kint(BP_N), kint(BP_LD)};
+	if (!CHECKF(run_text("bp.tile", bp_src, "bp_load", NULL, 0, opt, k, 5, 1, 1, 1) == 0, "bp_load: %s", run_error))
+		return;
+	at = 0;
+	for (int c = 0; c < 9; c++) {
+		check_block(what[c], opt, o + at, want + at, bp_numel(&r[c]));
+		at += bp_numel(&r[c]);
+	}
+}
+
+/* The tensor of the store cases: M x N at row 4, column 8 of a 16 x 32 buffer (guard cells around it). */
+static BpRef bp_out(int64_t r, int64_t c, int br, int bc, unsigned check)
+{
+	return bp_ref2(BP_M - 4, BP_N - 3, 32, r, c, br, bc, check);
+}
+
+static void bp_store_case(int opt, float *o, uint16_t *h, int32_t *oi)
+{
+	enum { M = BP_M - 4, N = BP_N - 3, G = 4 * 32 + 8 };
+	float want[BP_STORE], hx32[M * N];
+	uint16_t hx[M * N], wanth[BP_OH];
+	int32_t xi[M * N], wanti[BP_OI];
+	for (int k = 0; k < M * N; k++) {
+		hx[k] = ref_f32_to_f16((float)(k % 23) * 0.375f - 4.0f);
+		hx32[k] = ref_f16_to_f32(hx[k]);
+		xi[k] = 3 * k - 7;
+	}
+	ref_poison_f32(o, BP_STORE);
+	ref_poison_f16(h, BP_OH);
+	ref_poison_bytes(oi, BP_OI * 4);
+	memcpy(want, o, sizeof want);
+	memcpy(wanth, h, sizeof wanth);
+	memcpy(wanti, oi, sizeof wanti);
+	/* value (i, j) of a 2-D store is 1000 + 100 i + j */
+	BpRef s[] = {bp_out(-3, -5, 8, 16, 3), bp_out(3, 4, 8, 16, 3), bp_out(4, -6, 4, 16, 2), bp_out(-1, 8, 4, 4, 3)};
+	for (int c = 0; c < 4; c++)
+		for (int k = 0; k < bp_numel(&s[c]); k++) {
+			int64_t at;
+			if (bp_at(&s[c], k, &at))
+				want[512 * c + G + at] = c == 3 ? 7.0f : (float)(1000 + 100 * (k / 16) + k % 16);
+		}
+	BpRef hs = bp_out(-2, 3, 8, 16, 3), hl = bp_ref2(M, N, N, 3, -6, 8, 16, 3), hs2 = bp_out(3, -6, 8, 16, 3);
+	BpRef is = bp_out(-2, 5, 8, 16, 3), il = bp_ref2(M, N, N, -2, 5, 8, 16, 3);
+	bp_load_ref(&hl, hx32, NAN, want + 2048);
+	for (int k = 0; k < 128; k++) {
+		int64_t at, at2;
+		if (bp_at(&hs, k, &at))
+			wanth[G + at] = ref_f32_to_f16((float)(1000 + 100 * (k / 16) + k % 16) * 0.001f);
+		if (bp_at(&hs2, k, &at) && bp_at(&hl, k, &at2))
+			wanth[512 + G + at] = ref_f32_to_f16(hx32[at2] * 3.0f);
+		wanti[512 + k] = bp_at(&il, k, &at) ? xi[at] : 0;
+		if (bp_at(&is, k, &at) && bp_at(&il, k, &at2))
+			wanti[G + at] = xi[at2];
+	}
+	KArg k[] = {kbuf(o, BP_STORE * 4), kbuf(h, BP_OH * 2), kbuf(oi, BP_OI * 4), kbuf(hx, sizeof hx),
+		    kbuf(xi, sizeof xi), kint(M), kint(N)};
+	if (!CHECKF(run_text("bp.tile", bp_src, "bp_store", NULL, 0, opt, k, 7, 1, 1, 1) == 0, "bp_store: %s", run_error))
+		return;
+	static const char *const what[] = {"store, both axes checked, negative offsets", "store, both axes, past the end",
+					   "store, axis 1 checked, rows past the end", "store of a scalar"};
+	for (int c = 0; c < 4; c++)
+		check_block(what[c], opt, o + 512 * c, want + 512 * c, 512);
+	check_block("f16 load, padding_option=\"nan\"", opt, o + 2048, want + 2048, 128);
+	int bad = 0;
+	for (int k = 0; k < BP_OH; k++)
+		bad += h[k] != wanth[k];
+	CHECKF(bad == 0, "block pointers (opt %d): %d of %d f16 elements stored wrong", opt, bad, BP_OH);
+	bad = 0;
+	for (int k = 0; k < BP_OI; k++)
+		bad += oi[k] != wanti[k];
+	CHECKF(bad == 0, "block pointers (opt %d): %d of %d i32 elements loaded or stored wrong", opt, bad, BP_OI);
+}
+
+/* the loops of bp_loops, on the host: each region's block offsets */
+static void bp_loops_case(int opt, float *o, const float *x)
+{
+	enum { STEPS = 5 };
+	float want[BP_LOOPS], blk[64];
+	int64_t regions[15][2]; /* a block at (row, column) per region; 0 and 4 are sums of several */
+	for (int k = 0; k < BP_LOOPS; k++)
+		want[k] = 0;
+	for (int r = 0; r < BP_M; r += 4) {
+		BpRef b = bp_ref2(BP_M, BP_N, BP_LD, r, 0, 4, 16, 3);
+		bp_load_ref(&b, x, 0, blk);
+		for (int k = 0; k < 64; k++)
+			want[k] += blk[k];
+	}
+	regions[1][0] = 0, regions[1][1] = 0;
+	regions[2][0] = 12 - 6, regions[2][1] = 0;
+	regions[3][0] = 1 + STEPS, regions[3][1] = -2 + STEPS;
+	int64_t sr = 0, sc = 0;
+	for (int k = 0; k < 6; k++) {
+		if (k % 2 == 1)
+			sc += 3;
+		else if (k == 4)
+			sr += 2;
+		BpRef b = bp_ref2(BP_M, BP_N, BP_LD, sr, sc, 4, 16, 3);
+		bp_load_ref(&b, x, 0, blk);
+		for (int e = 0; e < 64; e++)
+			want[256 + e] += blk[e];
+	}
+	int64_t u[2] = {0, 0}, w[2] = {2, 0};
+	for (int a = 0; a < 2; a++) {
+		u[1] += 6;
+		int64_t nu[2] = {w[0] + 1, w[1]}, nw[2] = {u[0], u[1] + 1};
+		memcpy(u, nu, sizeof u);
+		memcpy(w, nw, sizeof w);
+		regions[5 + a][0] = u[0] + 5, regions[5 + a][1] = u[1] + 5;
+	}
+	regions[7][0] = u[0], regions[7][1] = u[1];
+	regions[8][0] = w[0], regions[8][1] = w[1];
+	regions[9][0] = 0 + 1 + 2, regions[9][1] = 3;
+	for (int64_t r = 0;; r++) {
+		BpRef b = bp_ref2(BP_M, BP_N, BP_LD, r, 0, 4, 16, 3);
+		float m = -INFINITY;
+		bp_load_ref(&b, x, 0, blk);
+		for (int e = 0; e < 64; e++)
+			m = fmaxf(m, blk[e]);
+		if (m >= 100.0f) {
+			regions[10][0] = r, regions[10][1] = 0;
+			break;
+		}
+	}
+	regions[11][0] = STEPS, regions[11][1] = 0;
+	regions[12][0] = regions[13][0] = 5, regions[12][1] = regions[13][1] = 2;
+	regions[14][0] = regions[14][1] = 0;
+	for (int g = 1; g < 15; g++) {
+		if (g == 4)
+			continue;
+		bool remade = g == 12 || g == 13; /* the block pointer made in the loop: a smaller tensor */
+		BpRef b = bp_ref2(BP_M - 2 * remade, BP_N - 4 * remade, BP_LD, regions[g][0], regions[g][1], 4, 16, 3);
+		bp_load_ref(&b, x, 0, want + 64 * g);
+	}
+	ref_poison_f32(o, BP_LOOPS);
+	KArg k[] = {kbuf(o, BP_LOOPS * 4), kbuf((void *)x, BP_XR * BP_LD * 4), kint(BP_M), kint(BP_N), kint(BP_LD),
+		    kint(STEPS)};
+	if (!CHECKF(run_text("bp.tile", bp_src, "bp_loops", NULL, 0, opt, k, 6, 1, 1, 1) == 0, "bp_loops: %s", run_error))
+		return;
+	static const char *const what[] = {"for loop", "a copy made before the loop", "advanced by an fn after the loop",
+					   "while loop", "if in a loop", "shadowing let (first)", "shadowing let (second)",
+					   "nested loops and an fn returning two", "the other of the two", "static_range",
+					   "while loop whose condition loads", "an fn whose loop advances a copy",
+					   "made anew in a loop", "an fn's if (taken)", "an fn's if (not taken)"};
+	for (int g = 0; g < 15; g++)
+		check_block(what[g], opt, o + 64 * g, want + 64 * g, 64);
+}
+
+/*
+ * i64 indices: stride s0 = 4 - 2^32, offset 2^32 - 4 and shape 2^32 + 8
+ * along the checked axis: element j is at j and inside for j < 12, where
+ * i32 indices (4, -4 and 8) would mask j < 4 off; advancing a 1-D block of
+ * 16 by 2^32 leaves nothing inside, where i32 would leave all of it.
+ */
+static void bp_i64_case(int opt, float *o)
+{
+	float x[16], want[BP_I64];
+	for (int k = 0; k < 16; k++)
+		x[k] = (float)(k + 1);
+	for (int k = 0; k < 16; k++) {
+		want[k] = k < 12 ? x[k] : 0;
+		want[16 + k] = k < 10 ? x[k + 2] : 0;
+		want[32 + k] = 0;
+	}
+	ref_poison_f32(o, BP_I64);
+	KArg k[] = {kbuf(o, BP_I64 * 4), kbuf(x, sizeof x), kint(4 - (INT64_C(1) << 32)), kint((INT64_C(1) << 32) - 4),
+		    kint((INT64_C(1) << 32) + 8)};
+	if (!CHECKF(run_text("bp.tile", bp_src, "bp_i64", NULL, 0, opt, k, 5, 1, 1, 1) == 0, "bp_i64: %s", run_error))
+		return;
+	check_block("i64 indices", opt, o, want, BP_I64);
+}
+
+static void test_block_ptr(int opt, float *of, uint16_t *oh, int32_t *oi)
+{
+	float x[BP_XR * BP_LD];
+	for (int k = 0; k < BP_XR * BP_LD; k++)
+		x[k] = (float)(k + 1); /* no 0, so padding shows */
+	bp_load_case(opt, of, x);
+	bp_loops_case(opt, of + BP_LOAD, x);
+	bp_i64_case(opt, of + BP_LOAD + BP_LOOPS);
+	bp_store_case(opt, of + BP_LOAD + BP_LOOPS + BP_I64, oh, oi);
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
@@ -790,6 +1190,9 @@ int main(void)
 	uint16_t obh[2][16];
 	int32_t omo[2][362];
 	int64_t omol[2][50];
+	float obp[2][BP_OF];
+	uint16_t obph[2][BP_OH];
+	int32_t obpi[2][BP_OI];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
 		test_halfs(opt, oh[opt], ob[opt], of[opt]);
@@ -806,7 +1209,11 @@ int main(void)
 		test_shapes(opt, osh[opt]);
 		test_bitcasts(opt, obi[opt], obh[opt]);
 		test_more(opt, omo[opt], omol[opt]);
+		test_block_ptr(opt, obp[opt], obph[opt], obpi[opt]);
 	}
+	check_same("block pointers", obp[0], obp[1], sizeof obp[0]);
+	check_same("block pointers f16", obph[0], obph[1], sizeof obph[0]);
+	check_same("block pointers i32", obpi[0], obpi[1], sizeof obpi[0]);
 	check_same("more", omo[0], omo[1], sizeof omo[0]);
 	check_same("more i64", omol[0], omol[1], sizeof omol[0]);
 	check_same("bitcasts", obi[0], obi[1], sizeof obi[0]);
