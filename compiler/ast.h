@@ -26,7 +26,7 @@ typedef enum NodeKind {
 	ND_CALL,   /* name(args...) ; args may carry `argname` for keyword args */
 	ND_INDEX,  /* lhs[args...] where args are ND_SLICE / ND_NONE */
 	ND_LIST,   /* [a, b, ...]: a shape, permute's dims or expand_dims's axes */
-	ND_TUPLE,  /* (a, b, ...): the several inputs of reduce or associative_scan */
+	ND_TUPLE,  /* (a, b, ...): the several inputs of reduce, associative_scan, sort or topk; or a list */
 	/* statements */
 	ND_LET,    /* let name = lhs ; */
 	ND_VAR,    /* var name = lhs ; */

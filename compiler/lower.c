@@ -103,7 +103,7 @@ static void if_stmt(L *l, Node *n);
 static int values_of(L *l, Node *e, Rv *out);
 static int combine_call(L *l, Node *call, bool scan, Rv *out);
 
-enum { MAX_INLINED = 10000, MAX_RESULTS = 16 };
+enum { MAX_INLINED = 10000, MAX_RESULTS = 16, MAX_CARRIED = 63 };
 
 /* ---- small helpers ---- */
 
@@ -1948,11 +1948,11 @@ static Rv load(L *l, Node *call)
 	ValId ops[3];
 	int n = 0;
 	if (p.bp) {
-		ValId m;
+		ValId m, pad = bp_padding(l, a.a[4], p.bp);
 		ops[n++] = bp_access(l, call, p.bp, a.a[3], a.a[1] ? a.a[1] : a.a[2], &m);
 		if (m) {
 			ops[n++] = m;
-			ops[n++] = broadcast_to(l, bp_padding(l, a.a[4], p.bp), ty(l, ops[0]));
+			ops[n++] = broadcast_to(l, pad, ty(l, ops[0]));
 		}
 		Type rt = type_with_elem(ty(l, ops[0]), ty(l, ops[0]).pointee);
 		rt.pointee = TY_VOID;
@@ -2815,8 +2815,12 @@ static const char *slot_name(L *l, Slot s)
 	return arena_printf(l->a, "%s.%s%d", s.b->name, parts[k], d);
 }
 
-/* The values of the outer mutable bindings a body assigns: what a loop or if carries. */
-static Slot *carried(L *l, Node *body, Node *other, int *n)
+/*
+ * The values of the outer mutable bindings a body assigns: what the loop
+ * or if st carries.  At most MAX_CARRIED: with a for's induction variable
+ * they are a block's 64 arguments.
+ */
+static Slot *carried(L *l, Node *st, Node *body, Node *other, int *n)
 {
 	const char **names = NULL;
 	int count = 0, cap = 0, cs = 0;
@@ -2833,6 +2837,9 @@ static Slot *carried(L *l, Node *body, Node *other, int *n)
 			out[(*n)++] = (Slot){b, k};
 		}
 	}
+	if (*n > MAX_CARRIED)
+		error_at(l->d, st->loc, "this %s carries %d values, more than %d (each variable it assigns is one, a "
+			 "block pointer of rank r is 1 + 3r)", st->kind == ND_IF ? "if" : "loop", *n, MAX_CARRIED);
 	return out;
 }
 
@@ -2885,7 +2892,7 @@ static void assign(L *l, Node *n)
 	Binding *b = assignable(l, n);
 	if (b->bp && n->op != TK_ASSIGN)
 		error_at(l->d, n->loc, "'%s' is a block pointer: move it with advance", b->name);
-	Rv v = bexpr(l, n->lhs);
+	Rv v = n->op == TK_ASSIGN ? bexpr(l, n->lhs) : expr(l, n->lhs);
 	if (n->op != TK_ASSIGN) {
 		static const int ops[][2] = {{TK_PLUSEQ, TK_PLUS}, {TK_MINUSEQ, TK_MINUS}, {TK_STAREQ, TK_STAR},
 					     {TK_SLASHEQ, TK_SLASH}, {TK_PERCENTEQ, TK_PERCENT}};
@@ -2931,9 +2938,7 @@ static void unpack(L *l, Node *n)
 
 static Block *new_block(L *l, const ValId *from, int n, int extra, const Type *extra_types)
 {
-	Type types[64 + 1];
-	if (n + extra > 64)
-		error_at(l->d, l->b.loc, "too many loop-carried variables (at most 64)");
+	Type types[MAX_CARRIED + 1];
 	for (int i = 0; i < extra; i++)
 		types[i] = extra_types[i];
 	for (int i = 0; i < n; i++)
@@ -2943,7 +2948,7 @@ static Block *new_block(L *l, const ValId *from, int n, int extra, const Type *e
 
 static void emit_yield(L *l, Block *blk, const Slot *vars, int n)
 {
-	ValId vals[64];
+	ValId vals[MAX_CARRIED];
 	for (int i = 0; i < n; i++)
 		vals[i] = slot_get(vars[i]);
 	Op *y = ir_new_op(l->f, OP_YIELD, vals, n, NULL, 0, l->b.loc);
@@ -3068,13 +3073,13 @@ static void for_stmt(L *l, Node *n)
 	if (const_int(l, r[2].v, &step) && step == 0)
 		error_at(l->d, pos[2]->loc, "range step must not be zero");
 	int nc;
-	Slot *vars = carried(l, n->body, NULL, &nc);
-	ValId ops[3 + 64];
+	Slot *vars = carried(l, n, n->body, NULL, &nc);
+	ValId ops[3 + MAX_CARRIED];
 	for (int i = 0; i < 3; i++)
 		ops[i] = cast_to(l, r[i].v, e);
 	for (int i = 0; i < nc; i++)
 		ops[3 + i] = slot_get(vars[i]);
-	Type rtypes[64];
+	Type rtypes[MAX_CARRIED];
 	for (int i = 0; i < nc; i++)
 		rtypes[i] = ty(l, slot_get(vars[i]));
 	Type ivt = type_scalar(e);
@@ -3083,7 +3088,7 @@ static void for_stmt(L *l, Node *n)
 	Op *op = ir_new_op(l->f, OP_FOR, ops, 3 + nc, rtypes, nc, n->loc);
 	op->iattr[1] = stages;
 	add_region(op, body);
-	ValId outer[64];
+	ValId outer[MAX_CARRIED];
 	for (int i = 0; i < nc; i++) {
 		outer[i] = slot_get(vars[i]);
 		slot_set(l, vars[i], body->args[1 + i]);
@@ -3145,9 +3150,9 @@ static void while_stmt(L *l, Node *n)
 	if (const_of(l, c0, &k, NULL) && !k)
 		return;
 	int nc;
-	Slot *vars = carried(l, n->body, NULL, &nc);
-	ValId before[64];
-	Type rtypes[64];
+	Slot *vars = carried(l, n, n->body, NULL, &nc);
+	ValId before[MAX_CARRIED];
+	Type rtypes[MAX_CARRIED];
 	for (int i = 0; i < nc; i++) {
 		before[i] = slot_get(vars[i]);
 		rtypes[i] = ty(l, slot_get(vars[i]));
@@ -3177,7 +3182,7 @@ static void while_stmt(L *l, Node *n)
 	if (const_of(l, again, &k, NULL) && k)
 		error_at(l->d, n->lhs->loc, "this loop never ends: its condition is still true after the body, "
 			 "whatever it does");
-	ValId ys[64 + 1];
+	ValId ys[MAX_CARRIED + 1];
 	bool same = true;
 	for (int i = 0; i < nc; i++) {
 		ys[i] = slot_get(vars[i]);
@@ -3231,9 +3236,9 @@ static void if_stmt(L *l, Node *n)
 		return;
 	}
 	int nc;
-	Slot *vars = carried(l, n->body, n->else_, &nc);
-	ValId before[64];
-	Type rtypes[64];
+	Slot *vars = carried(l, n, n->body, n->else_, &nc);
+	ValId before[MAX_CARRIED];
+	Type rtypes[MAX_CARRIED];
 	for (int i = 0; i < nc; i++) {
 		before[i] = slot_get(vars[i]);
 		rtypes[i] = ty(l, slot_get(vars[i]));

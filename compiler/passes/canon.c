@@ -205,7 +205,8 @@ static bool reshape_splat(Func *f, Op *op)
  * A value a loop carries and yields as it got it is its initial value
  * throughout: a block pointer's base, shape and strides, or a variable
  * only some iterations assign to itself.  Its uses in the body and after
- * the loop read the initial value; DCE then drops the carried value.
+ * the loop read the initial value; DCE then drops the carried value from
+ * a `for` (a do-while keeps it, read by nothing).
  */
 static bool invariant_carried(Func *f, Op *op)
 {
