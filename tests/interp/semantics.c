@@ -10,8 +10,12 @@
  * atomic max/min and atomic_cas; bitcasts and 16-bit float sorts; the
  * shape built-ins, static_assert, swizzle2d and umulhi; block pointers
  * (make_block_ptr, advance, boundary_check, padding_option, carried through
- * loops, ifs and fns, i64 indices).  Runs at opt 0 and opt 1, which must
- * agree.
+ * loops, ifs and fns, i64 indices); the dots of loops whose operand
+ * addresses the strength pass steps (the induction variable's k + arange,
+ * a block pointer's advance, carried offsets moved by x - c and by c + x,
+ * one of them plus the induction variable, an i64 loop, addresses that
+ * move backwards, nested loops) and of one it must leave alone (an offset
+ * also moved in an if).  Runs at opt 0 and opt 1, which must agree.
  */
 #include "run.h"
 
@@ -1174,6 +1178,170 @@ static void test_block_ptr(int opt, float *of, uint16_t *oh, int32_t *oi)
 	bp_store_case(opt, of + BP_LOAD + BP_LOOPS + BP_I64, oh, oi);
 }
 
+/*
+ * passes/strength.c: loops whose dot operands are loaded from addresses
+ * that move by one scalar an iteration, which the pass carries and steps.
+ * A is ST_AR x ST_AK (row stride ST_AK), B is ST_AK x ST_BN (row stride
+ * ST_BN), f16 integers from -3 to 3, so every 16 x 16 product, summed in
+ * f32, is exact.  Each kernel writes one 16 x 16 block; the host adds the
+ * same blocks of A @ B in i64.
+ */
+enum { ST_AR = 32, ST_AK = 64, ST_BN = 32, ST_CASES = 7 };
+
+static const char *strength_src =
+	"kernel st_iv(o: *f32, a: *f16, b: *f16, K: i32) {\n"
+	"    let r = arange(0, 16);\n"
+	"    var acc = zeros((16, 16), f32);\n"
+	"    for k in range(0, K, 16) {\n"
+	"        let ta = load(a + r[:, None] * 64 + (k + r)[None, :]);\n"
+	"        let tb = load(b + (k + r)[:, None] * 32 + r[None, :]);\n"
+	"        acc = dot(ta, tb, acc);\n"
+	"    }\n"
+	"    store(o + r[:, None] * 16 + r[None, :], acc);\n"
+	"}\n"
+	"kernel st_bp(o: *f32, a: *f16, b: *f16, M: i32, N: i32, K: i32) {\n"
+	"    var pa = make_block_ptr(a, (M, K), (64, 1), (2, 0), (16, 16), (1, 0));\n"
+	"    var pb = make_block_ptr(b, (K, N), (32, 1), (0, 3), (16, 16), (1, 0));\n"
+	"    var acc = zeros((16, 16), f32);\n"
+	"    for k in range(0, K, 16) {\n"
+	"        acc = dot(load(pa, boundary_check = (0, 1)), load(pb, boundary_check = (0, 1)), acc);\n"
+	"        pa = advance(pa, (0, 16));\n"
+	"        pb = advance(pb, (16, 0));\n"
+	"    }\n"
+	"    let r = arange(0, 16);\n"
+	"    store(o + r[:, None] * 16 + r[None, :], acc);\n"
+	"}\n"
+	"kernel st_sub(o: *f32, a: *f16, b: *f16, n: i32, c: i32) {\n"
+	"    let r = arange(0, 16);\n"
+	"    var acc = zeros((16, 16), f32);\n"
+	"    var x = 48;\n"
+	"    var y = 0;\n"
+	"    for i in range(0, n) {\n"
+	"        let ta = load(a + r[:, None] * 64 + (x + 2 * i) + r[None, :]);\n"
+	"        let tb = load(b + cast(y + r, i64)[:, None] * 32 + r[None, :]);\n"
+	"        acc = dot(ta, tb, acc);\n"
+	"        x = x - c;\n"
+	"        y = c + y;\n"
+	"    }\n"
+	"    store(o + r[:, None] * 16 + r[None, :], acc);\n"
+	"}\n"
+	"kernel st_i64(o: *f32, a: *f16, b: *f16, K: i64) {\n"
+	"    let r = arange(0, 16);\n"
+	"    var acc = zeros((16, 16), f32);\n"
+	"    for k in range(cast(16, i64), K, 16) {\n"
+	"        let ta = load(a + (r + 8)[:, None] * 64 + (k + r)[None, :]);\n"
+	"        let tb = load(b + (k + r)[:, None] * 32 + r[None, :] + 5);\n"
+	"        acc = dot(ta, tb, acc);\n"
+	"    }\n"
+	"    store(o + r[:, None] * 16 + r[None, :], acc);\n"
+	"}\n"
+	"kernel st_back(o: *f32, a: *f16, b: *f16, K: i32) {\n"
+	"    let r = arange(0, 16);\n"
+	"    var acc = zeros((16, 16), f32);\n"
+	"    for h in static_range(1, -1, -1) {\n"
+	"        for k in range(16 * h, K, 16) {\n"
+	"            let j = K - 16 - k;\n"
+	"            let ta = load(a + r[:, None] * 64 + (j + 16 * h + r)[None, :]);\n"
+	"            let tb = load(b + (j + r)[:, None] * 32 + r[None, :]);\n"
+	"            acc = dot(ta, tb, acc);\n"
+	"        }\n"
+	"    }\n"
+	"    store(o + r[:, None] * 16 + r[None, :], acc);\n"
+	"}\n"
+	"kernel st_nest(o: *f32, a: *f16, b: *f16, n: i32, K: i32) {\n"
+	"    let r = arange(0, 16);\n"
+	"    var acc = zeros((16, 16), f32);\n"
+	"    var w = 0;\n"
+	"    for j in range(0, n) {\n"
+	"        for k in range(0, K, 16) {\n"
+	"            let ta = load(a + (j * 8 + r)[:, None] * 64 + (k + r)[None, :]);\n"
+	"            let tb = load(b + (k + r)[:, None] * 32 + (j * 4 + r)[None, :]);\n"
+	"            acc = dot(ta, tb, acc);\n"
+	"        }\n"
+	"        acc = dot(load(a + r[:, None] * 64 + (w + r)[None, :]), load(b + (w + r)[:, None] * 32 + r[None, :]), acc);\n"
+	"        w += 16;\n"
+	"    }\n"
+	"    store(o + r[:, None] * 16 + r[None, :], acc);\n"
+	"}\n"
+	"kernel st_if(o: *f32, a: *f16, b: *f16, n: i32, c: i32) {\n"
+	"    let r = arange(0, 16);\n"
+	"    var acc = zeros((16, 16), f32);\n"
+	"    var x = 0;\n"
+	"    for i in range(0, n) {\n"
+	"        let ta = load(a + r[:, None] * 64 + (x + r)[None, :]);\n"
+	"        let tb = load(b + (x + r)[:, None] * 32 + r[None, :]);\n"
+	"        acc = dot(ta, tb, acc);\n"
+	"        x += 16;\n"
+	"        if i % 2 == 1 { x += c; }\n"
+	"    }\n"
+	"    store(o + r[:, None] * 16 + r[None, :], acc);\n"
+	"}\n";
+
+/* want += the 16 x 16 product of A's rows ar.., columns ak..ak+15 and B's rows bk.., columns bc..;
+ * columns of A (rows of B) at klim or past it count as 0 (a block pointer's boundary_check) */
+static void st_block(const int16_t *a, const int16_t *b, int ar, int ak, int bk, int bc, int klim, int64_t *want)
+{
+	for (int i = 0; i < 16; i++)
+		for (int j = 0; j < 16; j++)
+			for (int t = 0; t < 16; t++)
+				if (ak + t < klim && bk + t < klim)
+					want[i * 16 + j] += (int64_t)a[(ar + i) * ST_AK + ak + t] * b[(bk + t) * ST_BN + bc + j];
+}
+
+static void test_strength(int opt, float *o)
+{
+	int16_t ai[ST_AR * ST_AK], bi[ST_AK * ST_BN];
+	uint16_t a[ST_AR * ST_AK], b[ST_AK * ST_BN];
+	for (int k = 0; k < ST_AR * ST_AK; k++)
+		ai[k] = (int16_t)((k * 5 + k / ST_AK) % 7 - 3), a[k] = ref_f32_to_f16(ai[k]);
+	for (int k = 0; k < ST_AK * ST_BN; k++)
+		bi[k] = (int16_t)((k * 3 + k / ST_BN * 2) % 7 - 3), b[k] = ref_f32_to_f16(bi[k]);
+	int64_t want[ST_CASES][256] = {{0}};
+	for (int k = 0; k < 64; k += 16)
+		st_block(ai, bi, 0, k, k, 0, 64, want[0]);
+	for (int k = 0; k < 40; k += 16) /* K = 40: the last block half outside */
+		st_block(ai, bi, 2, k, k, 3, 40, want[1]);
+	for (int i = 0; i < 4; i++) /* x = 48 - 16 i, y = 16 i */
+		st_block(ai, bi, 0, 48 - 14 * i, 16 * i, 0, 64, want[2]);
+	for (int k = 16; k < 48; k += 16) /* K = 48 */
+		st_block(ai, bi, 8, k, k, 5, 64, want[3]);
+	for (int h = 1; h >= 0; h--)
+		for (int k = 16 * h; k < 64; k += 16)
+			st_block(ai, bi, 0, 48 - k + 16 * h, 48 - k, 0, 64, want[4]);
+	for (int j = 0; j < 2; j++) {
+		for (int k = 0; k < 64; k += 16)
+			st_block(ai, bi, 8 * j, k, k, 4 * j, 64, want[5]);
+		st_block(ai, bi, 0, 16 * j, 16 * j, 0, 64, want[5]);
+	}
+	for (int i = 0, x = 0; i < 3; i++) { /* c = 8: x = 0, 16, 40 */
+		st_block(ai, bi, 0, x, x, 0, 64, want[6]);
+		x += 16 + (i % 2 == 1 ? 8 : 0);
+	}
+	ref_poison_f32(o, ST_CASES * 256);
+	static const char *const names[ST_CASES] = {"st_iv", "st_bp", "st_sub", "st_i64", "st_back", "st_nest", "st_if"};
+	KArg args[ST_CASES][6] = {
+		{kbuf(o, 1024), kbuf(a, sizeof a), kbuf(b, sizeof b), kint(64)},
+		{kbuf(o + 256, 1024), kbuf(a, sizeof a), kbuf(b, sizeof b), kint(18), kint(19), kint(40)},
+		{kbuf(o + 512, 1024), kbuf(a, sizeof a), kbuf(b, sizeof b), kint(4), kint(16)},
+		{kbuf(o + 768, 1024), kbuf(a, sizeof a), kbuf(b, sizeof b), kint(48)},
+		{kbuf(o + 1024, 1024), kbuf(a, sizeof a), kbuf(b, sizeof b), kint(64)},
+		{kbuf(o + 1280, 1024), kbuf(a, sizeof a), kbuf(b, sizeof b), kint(2), kint(64)},
+		{kbuf(o + 1536, 1024), kbuf(a, sizeof a), kbuf(b, sizeof b), kint(3), kint(8)},
+	};
+	static const int nargs[ST_CASES] = {4, 6, 5, 4, 4, 5, 5};
+	for (int c = 0; c < ST_CASES; c++) {
+		if (!CHECKF(run_text("strength.tile", strength_src, names[c], NULL, 0, opt, args[c], nargs[c], 1, 1, 1) == 0,
+			    "%s (opt %d): %s", names[c], opt, run_error))
+			continue;
+		int bad = 0, first = -1;
+		for (int k = 0; k < 256; k++)
+			if (o[256 * c + k] != (float)want[c][k])
+				bad++, first = first < 0 ? k : first;
+		CHECKF(bad == 0, "%s (opt %d): %d of 256 elements wrong, the first at %d: %g, want %g", names[c], opt, bad,
+		       first, bad ? (double)o[256 * c + first] : 0.0, bad ? (double)want[c][first] : 0.0);
+	}
+}
+
 int main(void)
 {
 	int32_t oi[2][11], ori[2][12];
@@ -1193,6 +1361,7 @@ int main(void)
 	float obp[2][BP_OF];
 	uint16_t obph[2][BP_OH];
 	int32_t obpi[2][BP_OI];
+	float ostr[2][ST_CASES * 256];
 	for (int opt = 0; opt < 2; opt++) {
 		test_ints(opt, oi[opt]);
 		test_halfs(opt, oh[opt], ob[opt], of[opt]);
@@ -1210,7 +1379,9 @@ int main(void)
 		test_bitcasts(opt, obi[opt], obh[opt]);
 		test_more(opt, omo[opt], omol[opt]);
 		test_block_ptr(opt, obp[opt], obph[opt], obpi[opt]);
+		test_strength(opt, ostr[opt]);
 	}
+	check_same("strength", ostr[0], ostr[1], sizeof ostr[0]);
 	check_same("block pointers", obp[0], obp[1], sizeof obp[0]);
 	check_same("block pointers f16", obph[0], obph[1], sizeof obph[0]);
 	check_same("block pointers i32", obpi[0], obpi[1], sizeof obpi[0]);
