@@ -3070,8 +3070,8 @@ static void for_stmt(L *l, Node *n)
 			e = TY_I64;
 	}
 	int64_t step;
-	if (const_int(l, r[2].v, &step) && step == 0)
-		error_at(l->d, pos[2]->loc, "range step must not be zero");
+	if (const_int(l, r[2].v, &step) && step <= 0) /* Python's range would count down; the IR's for counts up */
+		error_at(l->d, pos[2]->loc, "range step must be positive, got %lld", (long long)step);
 	int nc;
 	Slot *vars = carried(l, n, n->body, NULL, &nc);
 	ValId ops[3 + MAX_CARRIED];

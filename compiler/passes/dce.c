@@ -60,14 +60,15 @@ static void drop_uses(Func *f, Op *op)
  * `%acc2 = add %acc, %x ; yield %acc2` of an accumulator nobody reads.
  * `chain` marks the argument and the results of the ops computed from it.
  */
-static bool iter_is_dead(Func *f, Op *loop, int j, uint8_t *chain)
+static bool iter_is_dead(Func *f, Op *loop, int j, uint8_t *chain, int *count, ValId *members, int *nmem)
 {
 	Block *body = loop->blocks[0];
 	Op *y = body->last;
-	int *count = NEWN(f->arena, int, f->nvals);
+	*nmem = 0;
 	if (f->vals[loop->res[j]].nuses > 0)
 		return false;
 	chain[body->args[1 + j]] = 1;
+	members[(*nmem)++] = body->args[1 + j];
 	for (Op *op = body->first; op != y; op = op->next) {
 		bool uses = false;
 		for (int i = 0; i < op->nopnds; i++)
@@ -77,12 +78,13 @@ static bool iter_is_dead(Func *f, Op *loop, int j, uint8_t *chain)
 		if (!op_has(op->code, F_PURE) || op->nblocks || op->nres != 1)
 			return false;
 		for (int i = 0; i < op->nopnds; i++)
-			count[op->opnds[i]]++;
+			count[op->opnds[i]] += chain[op->opnds[i]];
 		chain[op->res[0]] = 1;
+		members[(*nmem)++] = op->res[0];
 	}
-	count[y->opnds[j]]++;
-	for (ValId v = 1; v < f->nvals; v++)
-		if (chain[v] && count[v] != f->vals[v].nuses)
+	count[y->opnds[j]] += chain[y->opnds[j]];
+	for (int k = 0; k < *nmem; k++)
+		if (count[members[k]] != f->vals[members[k]].nuses)
 			return false;
 	return true;
 }
@@ -114,11 +116,19 @@ static bool drop_dead_iters(Func *f, Op *op)
 	if (!y || y->code != OP_YIELD || y->nopnds != op->nres || body->nargs != op->nres + 1 ||
 	    op->nopnds != op->nres + 3)
 		return false;
+	/* one set of tables for all of the loop's values (a loop may carry thousands), cleared member by member */
+	uint8_t *chain = NEWN(f->arena, uint8_t, f->nvals);
+	int *count = NEWN(f->arena, int, f->nvals);
+	ValId *members = NEWN(f->arena, ValId, f->nvals);
 	for (int j = op->nres - 1; j >= 0; j--) {
-		uint8_t *chain = NEWN(f->arena, uint8_t, f->nvals);
-		if (!iter_is_dead(f, op, j, chain))
+		int nmem;
+		bool dead = iter_is_dead(f, op, j, chain, count, members, &nmem);
+		if (dead)
+			remove_chain(f, body, chain);
+		for (int k = 0; k < nmem; k++)
+			chain[members[k]] = 0, count[members[k]] = 0;
+		if (!dead)
 			continue;
-		remove_chain(f, body, chain);
 		f->vals[y->opnds[j]].nuses--;
 		f->vals[op->opnds[3 + j]].nuses--;
 		cut(y->opnds, &y->nopnds, j);

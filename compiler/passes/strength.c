@@ -16,7 +16,13 @@
  * body yields as x + c or x - c with c from outside the loop.  That is how
  * block pointers come out of the front end (base + (offset + arange) *
  * stride, the offset advanced each iteration), and how `k + arange(0, BK)`
- * addresses are written.  d is computed once, before the loop.
+ * addresses are written.  d is computed once, before the loop, and so is
+ * the first pointer tile, from the body's ops cloned: a slice with an
+ * integer division or an op that takes shared memory, which LICM would
+ * not hoist either, is left alone.  Loads of one pointer tile share one
+ * carried tile, and a loop steps at most MAX_STEPPED of them.  The steps are exact as long as the integer arithmetic
+ * does not overflow, which the language leaves undefined on the GPU (the
+ * interpreter's i32 indices wrap where the stepped pointer does not).
  *
  * Why: a pointer tile computed anew takes integer multiplies and adds per
  * 16-byte copy in the loop that issues the tensor cores' work, and on the
@@ -31,13 +37,19 @@
 /* What is known of a value's change from one iteration to the next. */
 enum { UNSEEN, FIXED, MOVES, OTHER };
 
+/* Pointer tiles stepped in one loop, at most: each costs registers across the loop (real kernels have 2 to 4). */
+enum { MAX_STEPPED = 16 };
+
 typedef struct Strength {
 	Func *f;
 	Op *loop;
 	Block *body;
 	Builder pre;       /* before the loop: where the steps are computed */
-	uint8_t *state;    /* per ValId of the pass's start */
+	uint8_t *state;    /* per ValId of the loop's start */
 	ValId *step;       /* per ValId in state MOVES: its change per iteration, a scalar before the loop */
+	uint8_t *to_dot;   /* per ValId: reaches a dot of the body through casts and transposes */
+	ValId *map;        /* per ValId of the body: its value in the first iteration (first_value) */
+	ValId *stepped;    /* per pointer tile: the carried tile that replaced it */
 	int nvals;
 } Strength;
 
@@ -116,8 +128,8 @@ static int classify_op(Strength *s, Op *op)
 			st[i] = c;
 		moves |= c == MOVES;
 	}
-	if (!moves)
-		return FIXED;
+	if (!moves) /* cloned before the loop for the first value: only what LICM would hoist */
+		return op->code == OP_DIV || op->code == OP_REM || op_has(op->code, F_SMEM) ? OTHER : FIXED;
 	ValId r = op->res[0], a = op->opnds[0], b = op->nopnds > 1 ? op->opnds[1] : 0;
 	switch (op->code) {
 	case OP_SPLAT:
@@ -177,44 +189,32 @@ static int classify(Strength *s, ValId v)
 	return r;
 }
 
-/* The load's tile reaches a dot in the body, through casts and transposes. */
-static bool feeds_dot(Func *f, Op *ld)
+/* Marks the values that reach a dot of the body through casts and transposes (one backward walk). */
+static void mark_dot_inputs(Strength *s)
 {
-	uint8_t *reach = NEWN(f->arena, uint8_t, f->nvals);
-	reach[ld->res[0]] = 1;
-	for (Op *op = ld->next; op; op = op->next)
-		for (int i = 0; i < op->nopnds; i++) {
-			if (!reach[op->opnds[i]])
-				continue;
-			if (op->code == OP_DOT)
-				return true;
-			if (op->code == OP_CAST || op->code == OP_TRANS)
-				reach[op->res[0]] = 1;
-		}
-	return false;
+	for (Op *op = s->body->last; op; op = op->prev) {
+		bool in = op->code == OP_DOT || ((op->code == OP_CAST || op->code == OP_TRANS) && s->to_dot[op->res[0]]);
+		for (int i = 0; in && i < op->nopnds && (op->code != OP_DOT || i < 2); i++)
+			s->to_dot[op->opnds[i]] = 1;
+	}
 }
 
-/* P for the first iteration, before the loop: its ops in the body cloned with iv = lo and carried = init. */
-static ValId first_value(Strength *s, ValId p)
+/*
+ * v for the first iteration, before the loop: its ops in the body cloned
+ * (operands first) with iv = lo and carried = init.  The clones serve
+ * every load of the loop.
+ */
+static ValId first_value(Strength *s, ValId v)
 {
-	Func *f = s->f;
-	ValId *map = NEWN(f->arena, ValId, f->nvals);
-	uint8_t *need = NEWN(f->arena, uint8_t, f->nvals);
-	map[s->body->args[0]] = s->loop->opnds[0];
-	for (int i = 1; i < s->body->nargs; i++)
-		map[s->body->args[i]] = s->loop->opnds[2 + i];
-	need[p] = 1;
-	for (Op *op = s->body->last; op; op = op->prev)
-		if (op->nres == 1 && op->res[0] < f->nvals && need[op->res[0]])
-			for (int i = 0; i < op->nopnds; i++)
-				need[op->opnds[i]] = 1;
-	int nmap = f->nvals;
-	for (Op *op = s->body->first; op; op = op->next) {
-		if (op->nres != 1 || op->res[0] >= nmap || !need[op->res[0]])
-			continue;
-		ir_insert_before(s->loop, ir_clone(f, op, map, nmap));
-	}
-	return map[p];
+	if (v < s->nvals && s->map[v])
+		return s->map[v];
+	Op *d = val(s->f, v)->def;
+	if (!d || d->parent != s->body)
+		return v;
+	for (int i = 0; i < d->nopnds; i++)
+		first_value(s, d->opnds[i]);
+	ir_insert_before(s->loop, ir_clone(s->f, d, s->map, s->nvals));
+	return s->map[v];
 }
 
 static void strength_loop(Func *f, Op *loop)
@@ -223,16 +223,33 @@ static void strength_loop(Func *f, Op *loop)
 	Op *y = body->last;
 	if (!y || y->code != OP_YIELD)
 		return;
-	Strength s = {f, loop, body, {f, NULL, loop, loop->loc}, NULL, NULL, f->nvals};
-	s.state = NEWN(f->arena, uint8_t, s.nvals);
-	s.step = NEWN(f->arena, ValId, s.nvals);
+	Strength s = {.f = f, .loop = loop, .body = body, .pre = {f, NULL, loop, loop->loc}, .nvals = f->nvals};
+	int nstepped = 0;
+	s.to_dot = NEWN(f->arena, uint8_t, s.nvals);
+	mark_dot_inputs(&s);
 	for (Op *op = body->first; op; op = op->next) {
-		if (op->code != OP_LOAD || vtype(f, op->opnds[0]).rank == 0 || !feeds_dot(f, op))
+		if (op->code != OP_LOAD || op->res[0] >= s.nvals || !s.to_dot[op->res[0]] ||
+		    vtype(f, op->opnds[0]).rank == 0)
 			continue;
+		if (!s.state) { /* a loop with such a load: the rest of the tables */
+			s.state = NEWN(f->arena, uint8_t, s.nvals);
+			s.step = NEWN(f->arena, ValId, s.nvals);
+			s.map = NEWN(f->arena, ValId, s.nvals);
+			s.stepped = NEWN(f->arena, ValId, s.nvals);
+			s.map[body->args[0]] = loop->opnds[0];
+			for (int i = 1; i < body->nargs; i++)
+				s.map[body->args[i]] = loop->opnds[2 + i];
+		}
 		ValId p = op->opnds[0];
-		if (classify(&s, p) != MOVES || !val(f, p)->def)
+		if (s.stepped[p]) { /* another load of the same tile: the same carried pointers */
+			op->opnds[0] = s.stepped[p];
 			continue;
+		}
+		if (nstepped == MAX_STEPPED || classify(&s, p) != MOVES || !val(f, p)->def)
+			continue;
+		nstepped++;
 		ValId q = ir_add_iter(f, loop, first_value(&s, p));
+		s.stepped[p] = q;
 		Type t = vtype(f, p), dt = type_with_elem(t, vtype(f, s.step[p]).elem);
 		dt.pointee = TY_VOID;
 		ValId d = b_op1(&s.pre, OP_SPLAT, dt, &s.step[p], 1);
