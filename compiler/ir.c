@@ -429,6 +429,16 @@ Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap)
 	return c;
 }
 
+bool ir_inside(Func *f, ValId v, const Op *op)
+{
+	Value *x = val(f, v);
+	Block *b = x->def ? x->def->parent : x->block;
+	for (; b; b = b->parent ? b->parent->parent : NULL)
+		if (b->parent == op)
+			return true;
+	return false;
+}
+
 ValId ir_add_iter(Func *f, Op *loop, ValId init)
 {
 	Block *body = loop->blocks[0];

@@ -254,6 +254,8 @@ Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap);
  * its yield operand is set.  Body argument and result take init's layout.
  */
 ValId ir_add_iter(Func *f, Op *loop, ValId init);
+/* v is defined inside op: a result or block argument in one of its blocks, at any depth. */
+bool ir_inside(Func *f, ValId v, const Op *op);
 
 /*
  * Pipelining depth: the kernel's num_stages, or a loop's own

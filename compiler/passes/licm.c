@@ -36,17 +36,6 @@ static bool hoistable(Func *f, const Op *op)
 	return true;
 }
 
-/* v is defined inside loop (its body or a block nested in it). */
-static bool inside(Func *f, ValId v, const Op *loop)
-{
-	Value *x = val(f, v);
-	Block *b = x->def ? x->def->parent : x->block;
-	for (; b; b = b->parent ? b->parent->parent : NULL)
-		if (b->parent == loop)
-			return true;
-	return false;
-}
-
 static void licm_block(Func *f, Block *b);
 
 static void licm_loop(Func *f, Op *loop)
@@ -60,7 +49,7 @@ static void licm_loop(Func *f, Op *loop)
 			continue;
 		bool invariant = true;
 		for (int i = 0; i < op->nopnds && invariant; i++)
-			invariant = !inside(f, op->opnds[i], loop);
+			invariant = !ir_inside(f, op->opnds[i], loop);
 		if (!invariant)
 			continue;
 		ir_remove(op);

@@ -53,17 +53,6 @@ typedef struct Strength {
 	int nvals;
 } Strength;
 
-/* v is defined inside the loop: in its body or a block nested in it. */
-static bool inside(Func *f, ValId v, const Op *loop)
-{
-	Value *x = val(f, v);
-	Block *b = x->def ? x->def->parent : x->block;
-	for (; b; b = b->parent ? b->parent->parent : NULL)
-		if (b->parent == loop)
-			return true;
-	return false;
-}
-
 /* The scalar a value from outside the loop is a splat of (through broadcasts and expand_dims), or 0. */
 static ValId scalar_of(Func *f, ValId v)
 {
@@ -106,7 +95,7 @@ static int carried(Strength *s, ValId v)
 	if (!d || d->parent != s->body || (d->code != OP_ADD && d->code != OP_SUB))
 		return OTHER;
 	int k = d->opnds[0] == v ? 1 : d->code == OP_ADD && d->opnds[1] == v ? 0 : -1;
-	if (k < 0 || inside(f, d->opnds[k], s->loop))
+	if (k < 0 || ir_inside(f, d->opnds[k], s->loop))
 		return OTHER;
 	ValId c = d->opnds[k];
 	s->step[v] = d->code == OP_SUB ? b_op1(&s->pre, OP_NEG, vtype(f, c), &c, 1) : c;
@@ -159,7 +148,7 @@ static int classify_op(Strength *s, Op *op)
 		return MOVES;
 	case OP_MUL: {
 		ValId k = scalar_of(f, st[0] == MOVES ? b : a);
-		if ((st[0] == MOVES && st[1] == MOVES) || !k || inside(f, k, s->loop))
+		if ((st[0] == MOVES && st[1] == MOVES) || !k || ir_inside(f, k, s->loop))
 			return OTHER;
 		s->step[r] = step_op(s, OP_MUL, s->step[st[0] == MOVES ? a : b], k);
 		return MOVES;
@@ -177,7 +166,7 @@ static int classify(Strength *s, ValId v)
 	if (s->state[v] != UNSEEN)
 		return s->state[v];
 	int r;
-	if (!inside(f, v, s->loop))
+	if (!ir_inside(f, v, s->loop))
 		r = FIXED;
 	else if (v == s->body->args[0])
 		s->step[v] = s->loop->opnds[2], r = MOVES;
