@@ -39,10 +39,9 @@ typedef struct BPtr {
 } BPtr;
 
 enum { BP_BASE = 0 };
+enum { BP_SHAPE, BP_STRIDE, BP_OFFSET }; /* the kinds of per-axis parts, in the order they are kept */
 static int bp_nparts(const BPtr *p) { return 1 + 3 * p->rank; }
-static int bp_shape(const BPtr *p, int d) { (void)p; return 1 + d; }
-static int bp_stride(const BPtr *p, int d) { return 1 + p->rank + d; }
-static int bp_off(const BPtr *p, int d) { return 1 + 2 * p->rank + d; }
+static int bp_part(const BPtr *p, int kind, int d) { return 1 + kind * p->rank + d; }
 
 typedef struct Binding Binding;
 struct Binding {
@@ -1782,7 +1781,7 @@ static Rv make_block_ptr(L *l, Node *call)
 	for (int k = 0; k < 3; k++)
 		for (int d = 0; d < p->rank; d++) {
 			check_weak(l, at[k][d]->loc, v[k][d], p->idx);
-			p->part[1 + k * p->rank + d] = cast_to(l, v[k][d].v, p->idx);
+			p->part[bp_part(p, k, d)] = cast_to(l, v[k][d].v, p->idx);
 		}
 	return (Rv){base.v, false, p};
 }
@@ -1806,8 +1805,8 @@ static Rv advance(L *l, Node *call)
 				 elem_name(p->idx), elem_name(ty(l, o.v).elem));
 		check_weak(l, items[d]->loc, o, p->idx);
 		l->b.loc = call->loc;
-		Rv off = rv(p->part[bp_off(p, d)], false), by = rv(cast_to(l, o.v, p->idx), false);
-		p->part[bp_off(p, d)] = binary(l, call->loc, TK_PLUS, off, by).v;
+		Rv off = rv(p->part[bp_part(p, BP_OFFSET, d)], false), by = rv(cast_to(l, o.v, p->idx), false);
+		p->part[bp_part(p, BP_OFFSET, d)] = binary(l, call->loc, TK_PLUS, off, by).v;
 	}
 	return (Rv){x.v, false, p};
 }
@@ -1850,12 +1849,13 @@ static ValId bp_pointers(L *l, Loc loc, const BPtr *p, unsigned check, ValId *ma
 			v = expand_at(l, v, 0);
 		for (int j = d + 1; j < p->rank; j++)
 			v = expand_at(l, v, j);
-		Rv idx = binary(l, loc, TK_PLUS, rv(v, false), rv(p->part[bp_off(p, d)], false));
-		ptr = binary(l, loc, TK_PLUS, ptr, binary(l, loc, TK_STAR, idx, rv(p->part[bp_stride(p, d)], false)));
+		Rv off = rv(p->part[bp_part(p, BP_OFFSET, d)], false), stride = rv(p->part[bp_part(p, BP_STRIDE, d)], false);
+		Rv idx = binary(l, loc, TK_PLUS, rv(v, false), off);
+		ptr = binary(l, loc, TK_PLUS, ptr, binary(l, loc, TK_STAR, idx, stride));
 		if (!(check & 1u << d))
 			continue;
 		Rv lo = binary(l, loc, TK_GE, idx, rv(zero_of(l, p->idx), false));
-		Rv hi = binary(l, loc, TK_LT, idx, rv(p->part[bp_shape(p, d)], false));
+		Rv hi = binary(l, loc, TK_LT, idx, rv(p->part[bp_part(p, BP_SHAPE, d)], false));
 		Rv both = binary(l, loc, TK_AMP, lo, hi);
 		in = in.v ? binary(l, loc, TK_AMP, in, both) : both;
 	}
@@ -2736,7 +2736,7 @@ static Rv eval(L *l, Node *n)
 	return r;
 }
 
-/* An expression whose value is used, which may be a block pointer: a variable's, an fn's, load's, store's, advance's. */
+/* A used expression that may be a block pointer: what variables, fns, load, store and advance take. */
 static Rv bexpr(L *l, Node *n)
 {
 	Rv r = eval(l, n);
@@ -2811,7 +2811,7 @@ static const char *slot_name(L *l, Slot s)
 		return s.b->name;
 	if (s.part == BP_BASE)
 		return arena_printf(l->a, "%s.base", s.b->name);
-	int k = (s.part - 1) / s.b->bp->rank, d = (s.part - 1) % s.b->bp->rank;
+	int k = (s.part - 1) / s.b->bp->rank, d = (s.part - 1) % s.b->bp->rank; /* bp_part's inverse */
 	return arena_printf(l->a, "%s.%s%d", s.b->name, parts[k], d);
 }
 

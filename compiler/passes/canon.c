@@ -208,7 +208,7 @@ static bool reshape_splat(Func *f, Op *op)
  * the loop read the initial value; DCE then drops the carried value from
  * a `for` (a do-while keeps it, read by nothing).
  */
-static bool invariant_carried(Func *f, Op *op)
+static bool invariant_carried(Func *f, Forward *w, Op *op)
 {
 	if ((op->code != OP_FOR && op->code != OP_DO_WHILE) || op->nblocks != 1)
 		return false;
@@ -223,8 +223,8 @@ static bool invariant_carried(Func *f, Op *op)
 		int lay = f->vals[init].layout;
 		if (y->opnds[i] != arg || f->vals[arg].layout != lay || f->vals[op->res[i]].layout != lay)
 			continue;
-		ir_replace_uses(f, arg, init);
-		ir_replace_uses(f, op->res[i], init);
+		fw_set(f, w, arg, init); /* the walk reaches the body's uses next, then those after the loop */
+		fw_set(f, w, op->res[i], init);
 		changed = true;
 	}
 	return changed;
@@ -236,7 +236,7 @@ static void canon_op(Func *f, Op *op, void *ctx)
 	int64_t k;
 	fw_opnds(&c->fw, op);
 	c->changed |= drop_true_mask(f, op);
-	c->changed |= invariant_carried(f, op);
+	c->changed |= invariant_carried(f, &c->fw, op);
 	if (op->nres != 1 || op->nblocks || !op_has(op->code, F_PURE))
 		return;
 	c->changed |= reorder(f, op);
