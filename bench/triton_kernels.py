@@ -24,6 +24,9 @@ with Triton as its authors show it:
                the output cast to C's element type (f16 or bf16); no autotune
                decorator: bench.py times each of MATMUL_CONFIGS (the tutorial's
                H100-sized ones) and keeps the fastest.
+  linear_i8, linear_f8  dsl_examples/linear_i8.tile and linear_f8.tile line for line: the
+               matmul tutorial's loop (grouped ordering, K tail masked) over X [M, K] and
+               W [N, K] (W's tile transposed for the dot), int8 or f8e4m3, with their epilogues.
   rope         not a tutorial: dsl_examples/rope.tile line for line (tl.cos and
                tl.sin: libdevice's cosf and sinf).
   attention    06-fused-attention.py's forward, non-causal: the inner loop over
@@ -523,6 +526,51 @@ def linear_i8(y, x, w, sx, sw, bias, config):
     bm, bn, bk, group, warps, stages = config
     grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
     return linear_i8_kernel[grid](y, x, w, sx, sw, bias, M, N, K, x.stride(0), w.stride(0), y.stride(0),
+                                  BM=bm, BN=bn, BK=bk, GROUP_M=group, num_warps=warps, num_stages=stages)
+
+
+@triton.jit
+def linear_f8_kernel(y_ptr, x_ptr, w_ptr, sx_ptr, sw_ptr, M, N, K, stride_xm, stride_wn, stride_ym,
+                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
+    """dsl_examples/linear_f8.tile in Triton: Y = (X @ W^T) * sx * sw, X [M, K] and W [N, K] f8e4m3
+    (tl.float8e4nv, K contiguous in both), f32 sums, the two per-tensor scales read from one-element
+    tensors, f16 Y.  The loop is 03-matrix-multiplication.py's (grouped ordering, K tail masked) with W's
+    tile transposed for the dot.  tl.dot's max_num_imprecise_acc is left at its default, which on sm_90 is
+    2^30: wgmma's own fp8 accumulation throughout, never promoted to a separate f32 sum."""
+    pid = tl.program_id(axis=0)
+    grid_m = tl.cdiv(M, BM)
+    grid_n = tl.cdiv(N, BN)
+    in_group = GROUP_M * grid_n
+    first_m = pid // in_group * GROUP_M
+    group_m = min(grid_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % in_group) % group_m
+    pid_n = (pid % in_group) // group_m
+    rm = (pid_m * BM + tl.arange(0, BM)) % M
+    rn = (pid_n * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    px = x_ptr + rm[:, None] * stride_xm + rk[None, :]
+    pw = w_ptr + rn[:, None] * stride_wn + rk[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        tx = tl.load(px, mask=rk[None, :] < K - k * BK, other=0.0)
+        tw = tl.load(pw, mask=rk[None, :] < K - k * BK, other=0.0)
+        acc = tl.dot(tx, tl.trans(tw), acc)
+        px += BK
+        pw += BK
+    out = acc * tl.load(sx_ptr) * tl.load(sw_ptr)
+    cm = pid_m * BM + tl.arange(0, BM)
+    cn = pid_n * BN + tl.arange(0, BN)
+    tl.store(y_ptr + cm[:, None] * stride_ym + cn[None, :], out.to(tl.float16),
+             mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+def linear_f8(y, x, w, sx, sw, config):
+    """y = (x @ w^T) * sx * sw (x, w float8_e4m3fn; sx, sw one-element f32 tensors) with one config
+    (BM, BN, BK, GROUP_M, warps, stages)."""
+    (M, K), N = x.shape, w.shape[0]
+    bm, bn, bk, group, warps, stages = config
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+    return linear_f8_kernel[grid](y, x, w, sx, sw, M, N, K, x.stride(0), w.stride(0), y.stride(0),
                                   BM=bm, BN=bn, BK=bk, GROUP_M=group, num_warps=warps, num_stages=stages)
 
 

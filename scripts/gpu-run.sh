@@ -18,7 +18,8 @@
 #              registers, stack frame, spills per kernel
 #   bench      python3 bench/bench.py (tilec vs Triton vs torch/cuBLAS, matmul
 #              last; about 40 s of matmul on an H100), then bench/linear_i8.py
-#              (the int8 linear layer vs Triton and cuBLAS int8) and
+#              (the int8 linear layer vs Triton and cuBLAS int8), bench/linear_f8.py
+#              (the fp8 linear layer vs Triton and cuBLASLt fp8, three sizes) and
 #              bench/attention.py, plain and causal, and
 #              bench/attention_backward.py (vs Triton and torch SDPA) and
 #              bench/layernorm_backward.py, bench/softmax_persistent.py and
@@ -191,6 +192,7 @@ export -f ptxas_all
 step ptxas 40 bash -c ptxas_all
 step bench 330 python3 bench/bench.py
 step bench 150 python3 bench/linear_i8.py 4096 4096 4096 3
+step bench 150 python3 bench/linear_f8.py 3
 step bench 120 python3 bench/attention.py 32 4096 64 3
 step bench 100 python3 bench/attention.py 32 4096 64 3 causal
 step bench 120 python3 bench/attention_backward.py 32 4096 64 3
