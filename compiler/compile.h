@@ -96,5 +96,6 @@ int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char 
 int cg_target_smem_limit(const char *arch); /* bytes; 0 for an unknown arch */
 bool cg_arch_valid(const char *arch);
 bool cg_target_wgmma(const char *arch);     /* the arch has wgmma (sm_90a) */
+int cg_target_sm(const char *arch);         /* 90 for sm_90 and sm_90a; 0 for an unknown arch */
 
 #endif

@@ -127,6 +127,8 @@ static double round_fmt(double x, int p, int emin, double maxv)
 
 static double round_to(int e, double x)
 {
+	if (elem_is_f8((ElemKind)e))
+		return f8_round((ElemKind)e, x);
 	switch (e) {
 	case TY_F16: return round_fmt(x, 11, -14, 65504.0);
 	case TY_BF16: return round_fmt(x, 8, -126, ldexp(255.0, 120));
@@ -146,9 +148,10 @@ static int64_t wrap(int e, int64_t x)
 	}
 }
 
+/* floats and fp8: values in Elt.f */
 static bool is_float(int e)
 {
-	return e == TY_F16 || e == TY_BF16 || e == TY_F32 || e == TY_F64;
+	return elem_is_fp((ElemKind)e);
 }
 
 static int bits_of(int e)
@@ -592,6 +595,8 @@ static Elt mem_read(const unsigned char *p, int e)
 	case TY_BF16: r.f = f32_value((uint32_t)u.u16 << 16); break;
 	case TY_F32: r.f = f32_value(u.u32); break;
 	case TY_F64: r.f = u.d; break;
+	case TY_F8E4M3:
+	case TY_F8E5M2: r.f = f8_value((ElemKind)e, (uint8_t)u.i8); break;
 	default: r.i = u.i64; break;
 	}
 	return r;
@@ -609,6 +614,8 @@ static void mem_write(unsigned char *p, int e, Elt v)
 	case TY_BF16: u.u32 = f32_bits(v.f); u.u16 = (uint16_t)(u.u32 >> 16); break;
 	case TY_F32: u.u32 = f32_bits(v.f); break;
 	case TY_F64: u.d = v.f; break;
+	case TY_F8E4M3:
+	case TY_F8E5M2: u.i8 = (int8_t)f8_bits((ElemKind)e, v.f); break;
 	default: u.i64 = v.i; break;
 	}
 	memcpy(p, &u, (size_t)elem_bytes((ElemKind)e));

@@ -81,18 +81,81 @@ static const struct {
 	[TY_VOID] = {"void", 0}, [TY_I1] = {"i1", 1},   [TY_I8] = {"i8", 8},
 	[TY_I16] = {"i16", 16},  [TY_I32] = {"i32", 32}, [TY_I64] = {"i64", 64},
 	[TY_F16] = {"f16", 16},  [TY_BF16] = {"bf16", 16}, [TY_F32] = {"f32", 32},
-	[TY_F64] = {"f64", 64},  [TY_PTR] = {"ptr", 64},
+	[TY_F64] = {"f64", 64},  [TY_F8E4M3] = {"f8e4m3", 8}, [TY_F8E5M2] = {"f8e5m2", 8},
+	[TY_PTR] = {"ptr", 64},
 };
 
 int elem_bits(ElemKind e) { return e < TY_COUNT ? elems[e].bits : 0; }
 int elem_bytes(ElemKind e) { return e == TY_I1 ? 1 : elem_bits(e) / 8; }
 bool elem_is_float(ElemKind e) { return e >= TY_F16 && e <= TY_F64; }
+bool elem_is_f8(ElemKind e) { return e == TY_F8E4M3 || e == TY_F8E5M2; }
+bool elem_is_fp(ElemKind e) { return elem_is_float(e) || elem_is_f8(e); }
 bool elem_is_int(ElemKind e) { return e >= TY_I1 && e <= TY_I64; }
 const char *elem_name(ElemKind e) { return e < TY_COUNT ? elems[e].name : "?"; }
 
+/*
+ * The fp8 formats: f8e4m3 (bias 7, no infinities, S.1111.111 is NaN, the
+ * largest finite 448) and f8e5m2 (bias 15, IEEE-like, the largest finite
+ * 57344).  A value goes to fp8 as PTX's cvt.rn.satfinite takes f32 to it:
+ * rounded to nearest even, finite values past the largest (and infinities)
+ * to the largest, NaN to NaN.  Wider sources go through f32 first, as the
+ * GPU converts them, so an f64 may round twice.
+ */
+static int f8_mant(ElemKind e) { return e == TY_F8E4M3 ? 3 : 2; }
+static int f8_bias(ElemKind e) { return e == TY_F8E4M3 ? 7 : 15; }
+double f8_max(ElemKind e) { return e == TY_F8E4M3 ? 448.0 : 57344.0; }
+
+double f8_round(ElemKind e, double x)
+{
+	x = (double)(float)x;
+	if (isnan(x) || x == 0)
+		return x;
+	if (isinf(x))
+		return copysign(f8_max(e), x);
+	int ex, emin = 1 - f8_bias(e);
+	frexp(x, &ex); /* |x| = m 2^ex, 1/2 <= m < 1 */
+	int q = (ex - 1 < emin ? emin : ex - 1) - f8_mant(e); /* the exponent of one ulp */
+	double r = ldexp(nearbyint(ldexp(x, -q)), q);
+	if (fabs(r) > f8_max(e))
+		r = copysign(f8_max(e), x);
+	return r == 0 ? copysign(0.0, x) : r;
+}
+
+double f8_value(ElemKind e, unsigned bits)
+{
+	int m = f8_mant(e), bias = f8_bias(e);
+	unsigned ef = bits >> m & (e == TY_F8E4M3 ? 15u : 31u), mf = bits & ((1u << m) - 1);
+	double s = bits & 0x80 ? -1.0 : 1.0;
+	if (e == TY_F8E4M3 && ef == 15 && mf == 7)
+		return NAN;
+	if (e == TY_F8E5M2 && ef == 31)
+		return mf ? NAN : s * INFINITY;
+	if (ef == 0)
+		return s * ldexp((double)mf, 1 - bias - m);
+	return s * ldexp((double)(mf | 1u << m), (int)ef - bias - m);
+}
+
+unsigned f8_bits(ElemKind e, double x)
+{
+	int m = f8_mant(e), bias = f8_bias(e);
+	if (isnan(x))
+		return 0x7f;
+	x = f8_round(e, x);
+	unsigned s = signbit(x) ? 0x80 : 0;
+	double a = fabs(x);
+	if (a == 0)
+		return s;
+	int ex;
+	frexp(a, &ex);
+	int be = ex - 1 + bias; /* the biased exponent if normal */
+	if (be < 1) /* subnormal: a multiple of 2^(1 - bias - m) */
+		return s | (unsigned)ldexp(a, bias - 1 + m);
+	return s | (unsigned)be << m | ((unsigned)ldexp(a, m - (ex - 1)) & ((1u << m) - 1));
+}
+
 ElemKind elem_from_name(const char *s, int len)
 {
-	for (int e = TY_I1; e <= TY_F64; e++)
+	for (int e = TY_I1; e < TY_PTR; e++)
 		if ((int)strlen(elems[e].name) == len && memcmp(elems[e].name, s, (size_t)len) == 0)
 			return (ElemKind)e;
 	return TY_VOID;
@@ -156,7 +219,8 @@ bool op_elem_ok(Opcode code, ElemKind e)
 	case OP_TANH:
 	case OP_ERF: return e != TY_F64;
 	case OP_PHILOX: return e == TY_I32;
-	case OP_DOT: return (elem_is_float(e) && e != TY_F64) || (elem_is_int(e) && e != TY_I1 && e != TY_I64);
+	case OP_DOT:
+		return (elem_is_float(e) && e != TY_F64) || elem_is_f8(e) || (elem_is_int(e) && e != TY_I1 && e != TY_I64);
 	default: return true;
 	}
 }
@@ -372,7 +436,7 @@ bool ir_is_zero(Func *f, ValId v)
 		d = val(f, d->opnds[0])->def;
 	if (!d || d->code != OP_CONST)
 		return false;
-	if (elem_is_float(vtype(f, d->res[0]).elem))
+	if (elem_is_fp(vtype(f, d->res[0]).elem))
 		return d->fattr == 0.0 && !signbit(d->fattr);
 	return d->iattr[0] == 0;
 }

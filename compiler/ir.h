@@ -18,8 +18,9 @@
 #include "util.h"
 
 typedef enum ElemKind {
-	TY_VOID, TY_I1, TY_I8, TY_I16, TY_I32, TY_I64, TY_F16, TY_BF16, TY_F32, TY_F64, TY_PTR,
-	TY_COUNT
+	TY_VOID, TY_I1, TY_I8, TY_I16, TY_I32, TY_I64, TY_F16, TY_BF16, TY_F32, TY_F64,
+	TY_F8E4M3, TY_F8E5M2, /* fp8 storage types: loaded, stored, cast, selected and multiplied by dot */
+	TY_PTR, TY_COUNT
 } ElemKind;
 
 #define MAX_RANK 3
@@ -175,11 +176,17 @@ Type type_with_elem(Type t, ElemKind e); /* same shape, other element */
 bool type_eq(Type a, Type b);
 int64_t type_numel(Type t);
 int elem_bytes(ElemKind e);               /* TY_PTR: 8; TY_I1: 1 */
-bool elem_is_float(ElemKind e);
+bool elem_is_float(ElemKind e);           /* f16 bf16 f32 f64: not the fp8 types */
+bool elem_is_f8(ElemKind e);              /* f8e4m3 (no inf, max 448) and f8e5m2 (max 57344) */
+bool elem_is_fp(ElemKind e);              /* a float or an fp8 type: its constants hold fattr */
 bool elem_is_int(ElemKind e);             /* includes i1 */
 int elem_bits(ElemKind e);
 const char *elem_name(ElemKind e);        /* "f32", ... */
 ElemKind elem_from_name(const char *s, int len); /* TY_VOID if not a type name */
+double f8_round(ElemKind e, double x);    /* x in fp8 type e, as cvt.rn.satfinite (through f32) */
+double f8_value(ElemKind e, unsigned bits); /* the fp8 byte's value */
+unsigned f8_bits(ElemKind e, double x);   /* x rounded to fp8 type e, as a byte (NaN: 0x7f) */
+double f8_max(ElemKind e);                /* the largest finite: 448, 57344 */
 /* Whether the GPU supports op on element type e, where it supports fewer types
  * than the op's type rule (exp of f64, dot of i64, ...). */
 bool op_elem_ok(Opcode code, ElemKind e);
@@ -337,10 +344,11 @@ enum {
 /*
  * Tensor-core dot (layout_mma.c): how a dot runs on mma.sync -- MMA_HALF
  * m16n8k16 (f16/bf16 in, f32 acc), MMA_TF32 m16n8k8 (f32 in with
- * allow_tf32), MMA_S8 m16n8k32 (i8 in, i32 acc) -- or MMA_NONE (CUDA cores);
+ * allow_tf32), MMA_S8 m16n8k32 (i8 in, i32 acc), MMA_F8 m16n8k32 (f8e4m3 or
+ * f8e5m2 in, f32 acc; sm_89) -- or MMA_NONE (CUDA cores);
  * each has the accumulator layout_mma_acc over [M, N] and operands of it.
  */
-typedef enum { MMA_NONE, MMA_HALF, MMA_TF32, MMA_S8 } MmaKind;
+typedef enum { MMA_NONE, MMA_HALF, MMA_TF32, MMA_S8, MMA_F8 } MmaKind;
 MmaKind layout_mma_kind(Func *f, const Op *dot);
 Layout layout_mma_acc(int M, int N, int num_warps);
 Layout layout_mma_acc_rows(int M, int N, int num_warps); /* warps along M: for chained dots */

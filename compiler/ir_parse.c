@@ -548,7 +548,7 @@ static void set_literal(Parser *p, Op *op, const OpText *o)
 {
 	Type t = vtype(p->f, op->res[0]);
 	char *end;
-	if (elem_is_float(t.elem))
+	if (elem_is_fp(t.elem))
 		op->fattr = strtod(o->literal, &end);
 	else
 		op->iattr[0] = strtoll(o->literal, &end, 10);

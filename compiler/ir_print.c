@@ -177,7 +177,7 @@ static void print_head(Printer *p, Op *op)
 	switch (op->code) {
 	case OP_CONST:
 		sb_puts(out, " ");
-		if (op->nres == 1 && elem_is_float(p->f->vals[op->res[0]].type.elem))
+		if (op->nres == 1 && elem_is_fp(p->f->vals[op->res[0]].type.elem))
 			print_float(out, op->fattr);
 		else
 			sb_printf(out, "%lld", (long long)op->iattr[0]);

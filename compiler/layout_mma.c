@@ -174,6 +174,7 @@ static const struct {
 	[MMA_HALF] = {16, 3, 2, {{0, 1}, {8, 0}, {0, 8}}, {1, 8}, {2, 4}},
 	[MMA_TF32] = {8, 2, 1, {{8, 0}, {0, 4}}, {4}, {1, 2}},
 	[MMA_S8] = {32, 4, 3, {{0, 1}, {0, 2}, {8, 0}, {0, 16}}, {1, 2, 16}, {4, 8}},
+	[MMA_F8] = {32, 4, 3, {{0, 1}, {0, 2}, {8, 0}, {0, 16}}, {1, 2, 16}, {4, 8}}, /* fp8's are int8's */
 };
 
 static Layout operand_a(MmaKind kind, const Layout *c, int K)
@@ -249,9 +250,11 @@ static bool is_half(ElemKind e)
  * A dot runs on tensor cores (mma.sync) when its inputs and accumulator are
  * those of one of the instructions -- f16 or bf16 (both the same) into f32,
  * m16n8k16; f32 with allow_tf32 into f32, m16n8k8 on tf32; i8 into i32,
- * m16n8k32 -- and M, N, K are multiples of its fragment (16, 8, k).  Every
- * target codegen knows is sm_80 or newer, which have all three, so the
- * architecture is not asked.
+ * m16n8k32; f8e4m3 or f8e5m2 (both the same) into f32, m16n8k32 -- and M,
+ * N, K are multiples of its fragment (16, 8, k).  Every target codegen
+ * knows is sm_80 or newer, which have the first three, and fp8 values
+ * exist only for sm_89 and newer (pipeline.c), so the architecture is not
+ * asked.
  */
 MmaKind layout_mma_kind(Func *f, const Op *dot)
 {
@@ -263,6 +266,8 @@ MmaKind layout_mma_kind(Func *f, const Op *dot)
 		kind = MMA_TF32;
 	else if (a.elem == TY_I8 && b.elem == TY_I8 && c.elem == TY_I32)
 		kind = MMA_S8;
+	else if (elem_is_f8(a.elem) && b.elem == a.elem && c.elem == TY_F32)
+		kind = MMA_F8;
 	int M = c.shape[0], N = c.shape[1], K = a.shape[1];
 	if (kind == MMA_NONE || M % 16 || N % 8 || K % frag[kind].k || !regs_fit(f, M, N, K, kind))
 		return MMA_NONE;
@@ -270,7 +275,7 @@ MmaKind layout_mma_kind(Func *f, const Op *dot)
 }
 
 /*
- * wgmma.m64nNk16 (sm_90a; f16/bf16) or m64nNk32 (int8): a warpgroup of four
+ * wgmma.m64nNk16 (sm_90a; f16/bf16) or m64nNk32 (int8, fp8): a warpgroup of four
  * warps computes 64 rows x N columns, its operands read from shared
  * memory.  Warp w of a warpgroup holds rows 16w .. 16w+15 in the
  * m16n8 accumulator fragment repeated along N (d[4i .. 4i+3] is n8 tile
@@ -282,17 +287,17 @@ MmaKind layout_mma_kind(Func *f, const Op *dot)
  * the rest.  The operands come from a pipelined ring: num_stages >= 2
  * (the dot's loop's own, if it has one); B
  * stored [K, N] (not b_kmajor) is read in whole 64-column panels, which
- * only the 16-bit instructions can (int8 takes both operands K-major).
- * int8 has fewer widths: N = 8, 16, 24, 32, then multiples of 16.
+ * only the 16-bit instructions can (int8 and fp8 take both operands
+ * K-major).  int8 has fewer widths: N = 8, 16, 24, 32, then multiples of 16.
  */
 bool layout_wgmma_ok(Func *f, const Op *dot, bool b_kmajor)
 {
 	MmaKind kind = layout_mma_kind(f, dot);
-	if (!f->wgmma || f->num_warps % 4 || ir_stages(f, dot) < 2 || (kind != MMA_HALF && kind != MMA_S8))
+	if (!f->wgmma || f->num_warps % 4 || ir_stages(f, dot) < 2 || kind == MMA_NONE || kind == MMA_TF32)
 		return false;
 	Type c = vtype(f, dot->res[0]);
 	int M = c.shape[0], N = c.shape[1], threads = 32 * f->num_warps;
-	if (kind == MMA_S8 && (!b_kmajor || (N > 32 && N % 16)))
+	if ((kind == MMA_S8 && (!b_kmajor || (N > 32 && N % 16))) || (kind == MMA_F8 && !b_kmajor))
 		return false;
 	int share = 65536 / threads < 255 ? 65536 / threads : 255;
 	int64_t acc = (int64_t)M * N / threads;

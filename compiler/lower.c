@@ -230,7 +230,7 @@ static Binding *lookup(L *l, const char *name)
 static ValId cint(L *l, ElemKind e, int64_t v) { return b_const_int(&l->b, e, v); }
 static ValId cfloat(L *l, ElemKind e, double v) { return b_const_float(&l->b, e, v); }
 
-static ValId zero_of(L *l, ElemKind e) { return elem_is_float(e) ? cfloat(l, e, 0) : cint(l, e, 0); }
+static ValId zero_of(L *l, ElemKind e) { return elem_is_float(e) || elem_is_f8(e) ? cfloat(l, e, 0) : cint(l, e, 0); }
 
 static Rv weak_int(L *l, int64_t v)
 {
@@ -249,9 +249,12 @@ static ValId cast_to(L *l, ValId v, ElemKind e)
 	double fv;
 	if (t.rank == 0 && const_of(l, v, &i, &fv)) {
 		/* fold casts of constants here so weak literals stay constants */
+		bool from_float = elem_is_float(t.elem) || elem_is_f8(t.elem);
 		if (elem_is_float(e))
-			return cfloat(l, e, elem_is_float(t.elem) ? fv : (double)i);
-		if (!elem_is_float(t.elem))
+			return cfloat(l, e, from_float ? fv : (double)i);
+		if (elem_is_f8(e))
+			return cfloat(l, e, f8_round(e, from_float ? fv : (double)i));
+		if (!from_float)
 			return cint(l, e, e == TY_I1 ? i != 0 : i);
 	}
 	return emit(l, OP_CAST, type_with_elem(t, e), &v, 1);
@@ -337,6 +340,8 @@ static ElemKind promote(Type ta, bool wa, Type tb, bool wb)
 		return a;
 	if (wa != wb) {
 		ElemKind strong = wa ? b : a, weak = wa ? a : b;
+		if (elem_is_float(weak) && elem_is_f8(strong))
+			return strong;
 		if (elem_is_float(weak) && !elem_is_float(strong))
 			return weak == TY_F64 ? TY_F64 : TY_F32;
 		return strong;
@@ -372,6 +377,8 @@ static double float_limit(ElemKind e)
 	case TY_F16: return 65520.0;
 	case TY_BF16: return 3.3961775292304e38;
 	case TY_F32: return 3.4028235677973366e38;
+	case TY_F8E4M3: return 464.0;
+	case TY_F8E5M2: return 61440.0;
 	default: return INFINITY;
 	}
 }
@@ -386,8 +393,16 @@ static void check_weak(L *l, Loc loc, Rv x, ElemKind e)
 		return;
 	if (!elem_is_float(t.elem) && elem_is_int(e) && e != TY_I1 && wrap(e, i) != i)
 		error_at(l->d, loc, "integer literal %lld does not fit in %s", (long long)i, elem_name(e));
-	if (elem_is_float(t.elem) && elem_is_float(e) && isfinite(fv) && fabs(fv) >= float_limit(e))
+	if (elem_is_float(t.elem) && (elem_is_float(e) || elem_is_f8(e)) && isfinite(fv) && fabs(fv) >= float_limit(e))
 		error_at(l->d, loc, "float literal %g overflows %s", fv, elem_name(e));
+}
+
+/* The fp8 types are for storage: load, store, cast, where, dot and the ops that move elements take them. */
+static void no_f8(L *l, Loc loc, const char *what, Type t)
+{
+	if (elem_is_f8(t.elem))
+		error_at(l->d, loc, "'%s' does not take %s values (fp8 is a storage type: load, store, cast, where and "
+			 "dot take it); cast to f16, bf16 or f32 first", what, elem_name(t.elem));
 }
 
 /* Broadcast and promote a pair of operands; report at `loc` if shapes clash. */
@@ -517,6 +532,8 @@ static Rv binary(L *l, Loc loc, int op, Rv x, Rv y)
 			error_at(l->d, loc, "invalid operands to '%s': %s and %s", tok_text[op], tstr(l, tx), tstr(l, ty_));
 		return pointer_arith(l, loc, op, x, y);
 	}
+	no_f8(l, loc, tok_text[op], tx);
+	no_f8(l, loc, tok_text[op], ty_);
 	ElemKind e = promote(tx, x.weak, ty_, y.weak);
 	Opcode code = arith_op(op);
 	bool bitwise = op == TK_AMP || op == TK_PIPE || op == TK_CARET || op == TK_SHL || op == TK_SHR;
@@ -560,6 +577,7 @@ static Rv unary(L *l, Node *n)
 	double fv;
 	switch (n->op) {
 	case TK_MINUS:
+		no_f8(l, n->loc, "-", t);
 		if (t.elem == TY_PTR || t.elem == TY_I1)
 			error_at(l->d, n->loc, "invalid operand to unary '-': %s", tstr(l, t));
 		if (t.rank == 0 && const_of(l, x.v, &i, &fv))
@@ -743,6 +761,7 @@ static Rv reduce(L *l, Node *call, Opcode code)
 	Type t = need_tensor(l, a.a[0], x, call->name);
 	if (t.elem == TY_PTR)
 		error_at(l->d, a.a[0]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
+	no_f8(l, a.a[0]->loc, call->name, t);
 	int ax = axis_arg(l, a.a[1], t);
 	ValId v = x.v;
 	if (code == OP_SUM && (t.elem == TY_F16 || t.elem == TY_BF16))
@@ -800,6 +819,7 @@ static Rv cumsum(L *l, Node *call, bool prod)
 	Type t = need_tensor(l, a.a[0], x, call->name);
 	if (t.elem == TY_PTR || t.elem == TY_I1)
 		error_at(l->d, a.a[0]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
+	no_f8(l, a.a[0]->loc, call->name, t);
 	int ax = a.a[1] ? axis_arg(l, a.a[1], t) : 0;
 	int64_t rev = a.a[2] ? const_arg(l, a.a[2], "reverse must be a compile-time constant", false) : 0;
 	if (prod)
@@ -822,6 +842,7 @@ static Rv unary_math(L *l, Node *call, Opcode code)
 	Args a = args_of(l, call, names, 1);
 	Rv x = expr(l, a.a[0]);
 	Type t = ty(l, x.v);
+	no_f8(l, a.a[0]->loc, call->name, t);
 	if (x.weak && !elem_is_float(t.elem) && code != OP_ABS)
 		x.v = cast_to(l, x.v, TY_F32), t = ty(l, x.v);
 	if (code == OP_ABS ? (t.elem == TY_PTR || t.elem == TY_I1) : !elem_is_float(t.elem))
@@ -858,6 +879,8 @@ static Rv minmax(L *l, Node *call, int is_max)
 	Type tx = ty(l, x.v), ty_ = ty(l, y.v);
 	if (tx.elem == TY_PTR || ty_.elem == TY_PTR)
 		error_at(l->d, call->loc, "invalid operands to '%s': %s and %s", call->name, tstr(l, tx), tstr(l, ty_));
+	no_f8(l, a.a[0]->loc, call->name, tx);
+	no_f8(l, a.a[1]->loc, call->name, ty_);
 	return extremum(l, call->loc, is_max ? OP_MAX : OP_MIN, x, y);
 }
 
@@ -871,6 +894,7 @@ static Rv clamp(L *l, Node *call)
 		v[i] = expr(l, a.a[i]);
 		if (ty(l, v[i].v).elem == TY_PTR)
 			error_at(l->d, a.a[i]->loc, "'clamp' needs numbers, got %s", tstr(l, ty(l, v[i].v)));
+		no_f8(l, a.a[i]->loc, "clamp", ty(l, v[i].v));
 	}
 	for (int i = 1; i < 3; i++)
 		v[0] = extremum(l, call->loc, i == 1 ? OP_MAX : OP_MIN, v[0], v[i]);
@@ -884,6 +908,8 @@ static Rv fma_call(L *l, Node *call)
 	Args a = args_of(l, call, names, 3);
 	Rv v[3] = {expr(l, a.a[0]), expr(l, a.a[1]), expr(l, a.a[2])};
 	Type t[3] = {ty(l, v[0].v), ty(l, v[1].v), ty(l, v[2].v)}, s = t[0];
+	for (int i = 0; i < 3; i++)
+		no_f8(l, a.a[i]->loc, "fma", t[i]);
 	ElemKind e = t[0].elem;
 	bool weak = v[0].weak;
 	for (int i = 1; i < 3; i++) {
@@ -1383,6 +1409,7 @@ static int tuple_inputs(L *l, Node *call, Node *in, bool bools, Rv *xs, Type *sh
 		Type t = ty(l, xs[i].v);
 		if (t.elem == TY_PTR || (t.elem == TY_I1 && !bools))
 			error_at(l->d, items[i]->loc, "'%s' needs numbers, got %s", call->name, tstr(l, t));
+		no_f8(l, items[i]->loc, call->name, t);
 		if (!broadcast_shape(*shape, t, shape))
 			error_at(l->d, items[i]->loc, "'%s': this %s does not broadcast with the inputs before it (shape %s)",
 				 call->name, tstr(l, t), shape_str(l, *shape));
@@ -1640,6 +1667,7 @@ static Rv device_print(L *l, Node *call)
 		v[n++] = expr(l, a).v;
 		if (ty(l, v[n - 1]).elem == TY_VOID)
 			error_at(l->d, a->loc, "device_print of something that has no value");
+		no_f8(l, a->loc, "device_print", ty(l, v[n - 1]));
 	}
 	if (n == 0)
 		error_at(l->d, call->loc, "device_print needs a value to print after its prefix");
@@ -1873,7 +1901,7 @@ static ValId bp_padding(L *l, Node *n, const BPtr *p)
 		error_at(l->d, n->loc, "padding_option is \"zero\", \"nan\" or \"\"");
 	if (strcmp(n->name, "nan"))
 		return zero_of(l, e);
-	if (!elem_is_float(e))
+	if (!elem_is_float(e) && !elem_is_f8(e))
 		error_at(l->d, n->loc, "padding_option \"nan\" needs a block of floats, not of %s", elem_name(e));
 	return cfloat(l, e, NAN);
 }
@@ -2077,7 +2105,7 @@ static Rv dot(L *l, Node *call)
 		error_at(l->d, call->loc, "'dot' operand types differ: %s and %s", elem_name(ta.elem), elem_name(tb.elem));
 	if (!op_elem_ok(OP_DOT, ta.elem))
 		error_at(l->d, call->loc, "'dot' does not support %s operands", elem_name(ta.elem));
-	ElemKind acc_e = elem_is_float(ta.elem) ? TY_F32 : TY_I32;
+	ElemKind acc_e = elem_is_float(ta.elem) || elem_is_f8(ta.elem) ? TY_F32 : TY_I32;
 	int32_t shape[2] = {ta.shape[0], tb.shape[1]};
 	Type rt = type_tensor(acc_e, 2, shape);
 	ValId acc;
@@ -3443,7 +3471,7 @@ static void check_params(L *l, const Kernel *k, const CompileOptions *o)
 		if (p->is_const && (p->ty.is_ptr || (p->ty.elem != TY_I32 && p->ty.elem != TY_I64 &&
 						     p->ty.elem != TY_I1 && p->ty.elem != TY_F32)))
 			error_at(l->d, p->ty.loc, "constexpr '%s' must be i32, i64, i1 or f32", p->name);
-		if (!p->is_const && !p->ty.is_ptr && (p->ty.elem == TY_F16 || p->ty.elem == TY_BF16))
+		if (!p->is_const && !p->ty.is_ptr && (p->ty.elem == TY_F16 || p->ty.elem == TY_BF16 || elem_is_f8(p->ty.elem)))
 			error_at(l->d, p->ty.loc, "scalar parameter '%s' of type %s is not supported; pass f32", p->name,
 				 elem_name(p->ty.elem));
 	}

@@ -138,6 +138,27 @@ static int front_end(Compilation *c, const CompileOptions *o)
 	return 0;
 }
 
+/* The first op that makes an fp8 value, for check_fp8. */
+static void find_fp8(Func *f, Op *op, void *ctx)
+{
+	Op **first = ctx;
+	for (int i = 0; i < op->nres && !*first; i++)
+		if (elem_is_f8(vtype(f, op->res[i]).elem))
+			*first = op;
+}
+
+/* fp8 values need the conversions and tensor-core instructions of sm_89 and newer. */
+static void check_fp8(Compilation *c, Func *f, const char *arch)
+{
+	Op *first = NULL;
+	if (cg_target_sm(arch) >= 89)
+		return;
+	ir_walk(f, find_fp8, &first);
+	if (first)
+		error_at(&c->diag, first->loc, "%s values need sm_89 or newer (fp8 conversions and tensor cores); the "
+			 "target is %s", elem_name(vtype(f, first->res[0]).elem), arch);
+}
+
 int compile_kernel(Compilation *c, const CompileOptions *o)
 {
 	jmp_buf jb;
@@ -182,6 +203,7 @@ int compile_kernel(Compilation *c, const CompileOptions *o)
 	}
 
 	Func *f = c->func;
+	check_fp8(c, f, arch);
 	f->wgmma = cg_target_wgmma(arch);
 	pass_specialize(f, o->div_hints);
 	after_pass(c, o, "specialize");

@@ -119,6 +119,8 @@ static const char *check_eltwise(Func *f, Op *op)
 			return "operand types differ";
 		if (r.elem != TY_I1)
 			return "cmp result is not i1";
+		if (elem_is_f8(e))
+			return "cmp of f8 values (a storage type: cast them first)";
 		if (op->iattr[0] < CMP_EQ || op->iattr[0] > CMP_GE)
 			return "bad cmp predicate";
 		return NULL;
@@ -147,6 +149,8 @@ static const char *check_eltwise(Func *f, Op *op)
 					    i, tstr(f, vtype(f, op->opnds[i])), tstr(f, r));
 	if (e == TY_PTR || e == TY_VOID)
 		return "arithmetic on a pointer";
+	if (elem_is_f8(e))
+		return "arithmetic on f8 values (a storage type: cast them first)";
 	if (((op->code >= OP_EXP && op->code <= OP_CEIL) || op->code == OP_FMA) && !elem_is_float(e))
 		return "needs a float operand";
 	if (!op_elem_ok(op->code, e))
@@ -256,6 +260,8 @@ static const char *check_reduce(Func *f, Op *op)
 	int64_t ax = op->iattr[0];
 	if (ax < 0 || ax >= a.rank)
 		return arena_printf(f->arena, "axis %lld out of range for rank %d", (long long)ax, a.rank);
+	if (elem_is_f8(a.elem))
+		return unsupported(f, op, a.elem);
 	ElemKind e = op->code == OP_ARGMAX || op->code == OP_ARGMIN ? TY_I32 : (ElemKind)a.elem;
 	if (r.elem != e || r.rank != a.rank - 1)
 		return "result type is not the operand's without the axis";
@@ -331,7 +337,7 @@ static const char *check_combine(Func *f, Op *op)
 		if (!same_shape(t, a))
 			return arena_printf(f->arena, "operand %d is %s, operand 0 %s: shapes differ", i, tstr(f, t),
 					    tstr(f, a));
-		if (t.elem == TY_PTR || t.elem == TY_VOID)
+		if (t.elem == TY_PTR || t.elem == TY_VOID || elem_is_f8(t.elem))
 			return unsupported(f, op, t.elem);
 		if (op->code == OP_SCAN ? !type_eq(t, r) : r.elem != t.elem || r.rank != a.rank - 1)
 			return arena_printf(f->arena, "result %d is not operand %d's type%s", i, i,
@@ -354,7 +360,7 @@ static const char *check_dot(Func *f, Op *op)
 		return "dot inputs differ in element type";
 	if (!op_elem_ok(OP_DOT, a.elem))
 		return unsupported(f, op, a.elem);
-	ElemKind acc = elem_is_float(a.elem) ? TY_F32 : TY_I32;
+	ElemKind acc = elem_is_float(a.elem) || elem_is_f8(a.elem) ? TY_F32 : TY_I32;
 	if (c.elem != acc)
 		return arena_printf(f->arena, "a dot of %s inputs accumulates in %s, not %s", elem_name(a.elem),
 				    elem_name(acc), elem_name(c.elem));
@@ -368,7 +374,7 @@ static const char *check_source(Func *f, Op *op)
 	Type r = vtype(f, op->res[0]);
 	switch (op->code) {
 	case OP_CONST:
-		return r.rank == 0 && (elem_is_int(r.elem) || elem_is_float(r.elem)) ? NULL
+		return r.rank == 0 && (elem_is_int(r.elem) || elem_is_float(r.elem) || elem_is_f8(r.elem)) ? NULL
 			: "const must be an integer or float scalar";
 	case OP_SPLAT: {
 		Type a = vtype(f, op->opnds[0]);

@@ -33,6 +33,7 @@ typedef struct Target {
 	bool wgmma;           /* Hopper's warpgroup mma (sm_90a) */
 } Target;
 const Target *cg_target(const char *arch); /* arch NULL: sm_90; NULL if unknown */
+const Target *cg_target_fp8(const Target *t); /* t with the PTX version fp8 values need */
 const char *cg_target_list(void);          /* "sm_80 sm_86 ..." */
 
 /* NVVM intrinsics and PTX mnemonics, named once (nvvm.def). */
@@ -177,6 +178,7 @@ void cg_arange(Cg *c, Op *op);
 void cg_program_info(Cg *c, Op *op);
 void cg_elementwise(Cg *c, Op *op);
 /* f16/bf16 are computed in f32 and rounded back. */
+LLVMValueRef cg_cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x); /* one element, as OP_CAST */
 LLVMValueRef cg_to_f32(Cg *c, LLVMValueRef v, ElemKind e);
 LLVMValueRef cg_from_f32(Cg *c, LLVMValueRef v, ElemKind e);
 LLVMValueRef cg_binary(Cg *c, Opcode code, ElemKind e, LLVMValueRef a, LLVMValueRef b);

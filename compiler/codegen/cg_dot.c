@@ -90,6 +90,8 @@ static LLVMValueRef widen(Cg *c, LLVMValueRef x, ElemKind e, ElemKind acc_e)
 	LLVMTypeRef t = cg_elem_type(c, acc_e);
 	if (e == acc_e)
 		return x;
+	if (elem_is_f8(e))
+		return cg_cast(c, e, acc_e, x);
 	if (elem_is_float(acc_e))
 		return elem_bits(e) < elem_bits(acc_e) ? LLVMBuildFPExt(c->b, x, t, "") : LLVMBuildFPTrunc(c->b, x, t, "");
 	return LLVMBuildSExt(c->b, x, t, "");

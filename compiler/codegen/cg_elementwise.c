@@ -30,6 +30,8 @@ void cg_const(Cg *c, Op *op)
 	LLVMValueRef x;
 	if (elem_is_float(e))
 		x = LLVMConstReal(t, op->fattr);
+	else if (elem_is_f8(e))
+		x = LLVMConstInt(t, f8_bits(e, op->fattr), 0);
 	else if (e == TY_PTR)
 		x = LLVMConstNull(t);
 	else
@@ -265,11 +267,40 @@ static LLVMValueRef guard_rounding(Cg *c, LLVMValueRef x, LLVMTypeRef t)
 		      false);
 }
 
+static LLVMValueRef cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x);
+
+/*
+ * fp8 goes to f16 exactly (cvt.rn.f16x2 of the byte, the low half of the
+ * pair) and from there on as f16 does; everything goes to fp8 through f32
+ * (cvt.rn.satfinite of the f32 twice, one byte kept), as the interpreter's
+ * f8_round has it.
+ */
+static LLVMValueRef from_f8(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
+{
+	LLVMValueRef b = LLVMBuildZExt(c->b, x, c->i16, "");
+	LLVMValueRef p = cg_asm(c, nv_names[from == TY_F8E4M3 ? NV_ASM_CVT_F16X2_E4M3 : NV_ASM_CVT_F16X2_E5M2], "=r,h",
+	                        c->i32, &b, 1, false);
+	LLVMValueRef h = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, p, c->i16, ""), LLVMHalfTypeInContext(c->ctx), "");
+	return cast(c, TY_F16, to, h);
+}
+
+static LLVMValueRef to_f8(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
+{
+	LLVMValueRef f = cast(c, from, TY_F32, x), ab[2] = {f, f};
+	LLVMValueRef p = cg_asm(c, nv_names[to == TY_F8E4M3 ? NV_ASM_CVT_E4M3X2_F32 : NV_ASM_CVT_E5M2X2_F32], "=h,f,f",
+	                        c->i16, ab, 2, false);
+	return LLVMBuildTrunc(c->b, p, c->i8, "");
+}
+
 static LLVMValueRef cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
 {
 	LLVMTypeRef t = cg_elem_type(c, to);
 	if (from == to)
 		return x;
+	if (elem_is_f8(from))
+		return from_f8(c, from, to, x);
+	if (elem_is_f8(to))
+		return to_f8(c, from, to, x);
 	if (from == TY_PTR || to == TY_PTR) {
 		if (from == TY_PTR && to == TY_PTR)
 			return x;
@@ -292,6 +323,11 @@ static LLVMValueRef cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
 	if (from == TY_I1)
 		return LLVMBuildZExt(c->b, x, t, "");
 	return elem_bits(from) < elem_bits(to) ? LLVMBuildSExt(c->b, x, t, "") : LLVMBuildTrunc(c->b, x, t, "");
+}
+
+LLVMValueRef cg_cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
+{
+	return cast(c, from, to, x);
 }
 
 static LLVMValueRef unary(Cg *c, Opcode code, ElemKind e, LLVMValueRef x)

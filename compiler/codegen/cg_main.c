@@ -446,7 +446,9 @@ LLVMTypeRef cg_elem_type(Cg *c, ElemKind e)
 {
 	switch (e) {
 	case TY_I1: return c->i1;
-	case TY_I8: return c->i8;
+	case TY_I8:
+	case TY_F8E4M3:
+	case TY_F8E5M2: return c->i8; /* fp8: the byte; only casts and dots read it as a number */
 	case TY_I16: return c->i16;
 	case TY_I32: return c->i32;
 	case TY_I64: return c->i64;
@@ -1317,6 +1319,13 @@ static void check_no_wgmma(Func *f, Op *op, void *ctx)
 		         op_info[op->code].text);
 }
 
+static void find_fp8(Func *f, Op *op, void *ctx)
+{
+	for (int i = 0; i < op->nres; i++)
+		if (elem_is_f8(vtype(f, op->res[i]).elem))
+			*(bool *)ctx = true;
+}
+
 int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char *file_name,
             StrBuf *out, Diag *d)
 {
@@ -1325,6 +1334,10 @@ int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char 
 		error_plain(d, "unknown --arch '%s'; supported: %s", arch, cg_target_list());
 	call_once(&init_once, init_llvm);
 	ir_fill_uses(f);
+	bool fp8 = false;
+	ir_walk(f, find_fp8, &fp8);
+	if (fp8)
+		t = cg_target_fp8(t);
 	if (!t->wgmma)
 		ir_walk(f, check_no_wgmma, d);
 	Cg *c = NEW(f->arena, Cg);

@@ -544,7 +544,7 @@ static LLVMValueRef pack_s8(Cg *c, LLVMValueRef *m, LLVMValueRef *words, uint32_
 	return words[at] = w;
 }
 
-static void mma_flat_step(Cg *c, MmaKind kind, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *d)
+static void mma_flat_step(Cg *c, MmaKind kind, ElemKind e, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *d)
 {
 	LLVMValueRef args[10];
 	for (int i = 0; i < 4; i++)
@@ -554,7 +554,9 @@ static void mma_flat_step(Cg *c, MmaKind kind, LLVMValueRef *a, LLVMValueRef *b,
 	for (int i = 0; i < 4; i++)
 		args[6 + i] = d[i];
 	LLVMTypeRef t = kind == MMA_S8 ? c->i32 : c->f32, t4[4] = {t, t, t, t};
-	LLVMValueRef r = cg_asm(c, nv_names[kind == MMA_S8 ? NV_ASM_MMA_S8 : NV_ASM_MMA_TF32],
+	NvName text = kind == MMA_S8 ? NV_ASM_MMA_S8 : kind == MMA_TF32 ? NV_ASM_MMA_TF32
+	            : e == TY_F8E4M3 ? NV_ASM_MMA_E4M3 : NV_ASM_MMA_E5M2;
+	LLVMValueRef r = cg_asm(c, nv_names[text],
 	                        kind == MMA_S8 ? "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3" : "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
 	                        LLVMStructTypeInContext(c->ctx, t4, 4, 0), args, 10, false);
 	for (int i = 0; i < 4; i++)
@@ -566,7 +568,7 @@ static void mma_flat_step(Cg *c, MmaKind kind, LLVMValueRef *a, LLVMValueRef *b,
  * generic convert (plain ld.shared of each element).  Each accumulator
  * fragment at (row, col) then takes, for tf32, A's elements (row + 8 (i & 1),
  * k0 + 4 (i >> 1)) and B's (k0 + 4 i, col), each rounded once (cvt.rna);
- * for int8, A word i packs (row + 8 (i & 1), k0 + 16 (i >> 1) + q) and B
+ * for int8 and fp8, A word i packs (row + 8 (i & 1), k0 + 16 (i >> 1) + q) and B
  * word i packs (k0 + 16 i + q, col), q = 0..3.
  */
 static void mma_flat(Cg *c, Op *op, MmaKind kind)
@@ -574,11 +576,13 @@ static void mma_flat(Cg *c, Op *op, MmaKind kind)
 	ValId a = op->opnds[0], b = op->opnds[1], acc = op->opnds[2], res = op->res[0];
 	const Layout *lc = cg_layout(c, res);
 	int K = vtype(c->f, a).shape[1], kb = ilog2((uint64_t)K), nb = ilog2((uint64_t)lc->shape[1]);
-	uint32_t kstep = kind == MMA_S8 ? 32 : 8;
+	ElemKind e = vtype(c->f, a).elem;
+	bool bytes = kind == MMA_S8 || kind == MMA_F8;
+	uint32_t kstep = bytes ? 32 : 8;
 	materialise(c, a);
 	materialise(c, b);
 	LLVMValueRef *ta = flat_regs(c, a), *tb = flat_regs(c, b), *wa = NULL, *wb = NULL;
-	if (kind == MMA_S8) {
+	if (bytes) {
 		wa = NEWN(c->f->arena, LLVMValueRef, (int64_t)lc->shape[0] * K);
 		wb = NEWN(c->f->arena, LLVMValueRef, (int64_t)K * lc->shape[1]);
 	}
@@ -590,12 +594,12 @@ static void mma_flat(Cg *c, Op *op, MmaKind kind)
 			uint32_t o = cg_reg_index(lc, r), row = o >> nb, col = o & ((1u << nb) - 1);
 			LLVMValueRef fa[4], fb[2];
 			for (uint32_t i = 0; i < 4; i++)
-				fa[i] = kind == MMA_S8 ? pack_s8(c, ta, wa, (row + 8 * (i & 1)) << kb | (k0 + 16 * (i >> 1)), 1)
+				fa[i] = bytes ? pack_s8(c, ta, wa, (row + 8 * (i & 1)) << kb | (k0 + 16 * (i >> 1)), 1)
 				                       : ta[(row + 8 * (i & 1)) << kb | (k0 + 4 * (i >> 1))];
 			for (uint32_t i = 0; i < 2; i++)
-				fb[i] = kind == MMA_S8 ? pack_s8(c, tb, wb, (k0 + 16 * i) << nb | col, 1u << nb)
+				fb[i] = bytes ? pack_s8(c, tb, wb, (k0 + 16 * i) << nb | col, 1u << nb)
 				                       : tb[(k0 + 4 * i) << nb | col];
-			mma_flat_step(c, kind, fa, fb, out + r);
+			mma_flat_step(c, kind, e, fa, fb, out + r);
 		}
 	}
 }

@@ -6,7 +6,7 @@
  * RING_WGMMA.
  *
  * A RING_WGMMA slot holds an [R, C] tile of 16-bit elements (f16/bf16) or
- * 8-bit ones (int8) in wgmma's canonical swizzled layout: rows of C
+ * 8-bit ones (int8, fp8) in wgmma's canonical swizzled layout: rows of C
  * elements are cut into panels of W = min(C * element bytes, 128) bytes a
  * row, panel p at byte p * R * W, and inside a panel row r keeps 16-byte
  * chunk j at chunk j ^ phase(r), cg_mma.c's swizzle, which for W = 128 /
@@ -192,13 +192,13 @@ static void wait_through(Cg *c, LLVMValueRef *regs, int n, bool i32, int pending
  * wgmma's scale-d (D = A B + D).  Where the accumulator is zero (`zero`),
  * the first step takes the false predicate z instead (D = A B), so the
  * accumulators need no zeros moved into them.  A from registers has no
- * trans-a; the int8 instruction has no scale or trans immediates at all
- * (both K-major).
+ * trans-a; the int8 instruction has no scale or trans immediates at all,
+ * the fp8 ones only the scales (both operands K-major).
  */
 static const char *mma_text(Cg *c, int n, ElemKind e, bool a_regs, bool mn_major, int steps, bool zero)
 {
 	StrBuf b = {0};
-	const char *t = e == TY_BF16 ? "bf16" : "f16";
+	const char *t = e == TY_BF16 ? "bf16" : e == TY_F8E4M3 ? "e4m3" : e == TY_F8E5M2 ? "e5m2" : "f16";
 	int nr = n / 2, per = a_regs ? 5 : 2, one = nr + per * steps;
 	sb_printf(&b, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;", one);
 	if (zero)
@@ -208,12 +208,16 @@ static const char *mma_text(Cg *c, int n, ElemKind e, bool a_regs, bool mn_major
 		const char *p = zero && st == 0 ? "z" : "p";
 		if (e == TY_I8)
 			sb_printf(&b, "\nwgmma.mma_async.sync.aligned.m64n%dk32.s32.s8.s8 {", n);
+		else if (elem_is_f8(e))
+			sb_printf(&b, "\nwgmma.mma_async.sync.aligned.m64n%dk32.f32.%s.%s {", n, t, t);
 		else
 			sb_printf(&b, "\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n, t, t);
 		for (int i = 0; i < nr; i++)
 			sb_printf(&b, "%s$%d", i ? ", " : "", i);
 		if (e == TY_I8)
 			sb_printf(&b, "}, $%d, $%d, %s;", o, o + 1, p);
+		else if (elem_is_f8(e))
+			sb_printf(&b, "}, $%d, $%d, %s, 1, 1;", o, o + 1, p);
 		else if (a_regs)
 			sb_printf(&b, "}, {$%d, $%d, $%d, $%d}, $%d, %s, 1, 1, %d;", o, o + 1, o + 2, o + 3, o + 4, p,
 			          mn_major ? 1 : 0);
@@ -238,8 +242,8 @@ void cg_wgmma(Cg *c, Op *op)
 		die("codegen: a %dx%d wgmma accumulator over %d warps", M, N, f->num_warps);
 	bool trans_b = val(f, op->opnds[1])->def->iattr[1] & LL_TRANS, a_regs = !wgmma_operand(c, op->opnds[0]);
 	bool i8 = e == TY_I8;
-	if (i8 && (a_regs || !trans_b))
-		die("codegen: an int8 wgmma takes both operands K-major from shared memory");
+	if ((i8 || elem_is_f8(e)) && (a_regs || !trans_b))
+		die("codegen: an 8-bit wgmma takes both operands K-major from shared memory");
 	Smem sa = {0}, sb = smem_operand(c, op->opnds[1], !trans_b);
 	LLVMValueRef *aw = NULL;
 	if (a_regs) {

@@ -47,7 +47,7 @@ static bool is_const(Func *f, ValId v, double x)
 	ElemKind e = vtype(f, v).elem;
 	if (!c || e == TY_PTR)
 		return false;
-	if (elem_is_float(e))
+	if (elem_is_float(e) || elem_is_f8(e))
 		return c->fattr == x && signbit(c->fattr) == signbit(x);
 	return (double)c->iattr[0] == x;
 }

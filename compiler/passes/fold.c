@@ -51,6 +51,8 @@ static double round_fmt(double x, int p, int emin, int emax)
 
 static double round_to(ElemKind e, double x)
 {
+	if (elem_is_f8(e))
+		return f8_round(e, x);
 	switch (e) {
 	case TY_F16: return round_fmt(x, 11, -14, 15);
 	case TY_BF16: return round_fmt(x, 8, -126, 127);
@@ -91,7 +93,7 @@ static bool get_const(Func *f, ValId v, Const *c)
 		return false;
 	ElemKind e = vtype(f, v).elem;
 	c->i = d->iattr[0];
-	c->f = elem_is_float(e) ? round_to(e, d->fattr) : 0;
+	c->f = elem_is_fp(e) ? round_to(e, d->fattr) : 0;
 	return e != TY_PTR && e != TY_VOID;
 }
 
@@ -211,8 +213,8 @@ static bool eval_cmp(CmpPred p, ElemKind e, Const a, Const b, int64_t *r)
 
 static bool eval_cast(ElemKind from, ElemKind to, Const a, Const *r)
 {
-	if (elem_is_float(to)) {
-		if (elem_is_float(from))
+	if (elem_is_fp(to)) {
+		if (elem_is_fp(from))
 			r->f = round_to(to, a.f);
 		else if (to == TY_F64 || (a.i <= (1LL << 53) && a.i >= -(1LL << 53)))
 			r->f = round_to(to, (double)a.i);
@@ -263,7 +265,7 @@ static void materialize(Func *f, Forward *w, Op *op, Const c)
 	Builder b = {f, op->parent, op, op->loc};
 	Type t = vtype(f, op->res[0]);
 	ElemKind e = t.elem;
-	ValId v = elem_is_float(e) ? b_const_float(&b, e, c.f) : b_const_int(&b, e, c.i);
+	ValId v = elem_is_fp(e) ? b_const_float(&b, e, c.f) : b_const_int(&b, e, c.i);
 	if (t.rank > 0)
 		v = b_op1(&b, OP_SPLAT, t, &v, 1);
 	fw_set(f, w, op->res[0], v);

@@ -102,7 +102,7 @@ static bool vec_of(const Layout *l, int n)
 static bool copyable(Func *f, Op *ld)
 {
 	Type t = vtype(f, ld->res[0]);
-	if (t.rank != 2 || (t.elem != TY_F16 && t.elem != TY_BF16 && t.elem != TY_I8))
+	if (t.rank != 2 || (t.elem != TY_F16 && t.elem != TY_BF16 && t.elem != TY_I8 && !elem_is_f8(t.elem)))
 		return false;
 	int n = 16 / elem_bytes(t.elem);
 	if (t.shape[1] < n)
