@@ -2437,6 +2437,183 @@ static void case_linear_i8(int M, int N, int K, int pad, int bm, int bn, int bk,
 	free(x), free(w), free(sx), free(sw), free(bias), free(y), free(want);
 }
 
+/*
+ * fp8 on the host, by brute force over the 256 codes (no formula shared with
+ * the compiler's f8_round): the value of a code, and the code nearest x --
+ * ties to the even code, finite values past the largest (and infinities) to
+ * the largest, NaN to NaN, zero keeping x's sign -- as cvt.rn.satfinite.
+ */
+static double f8_host_value(unsigned b, bool e5)
+{
+	int mb = e5 ? 2 : 3, bias = e5 ? 15 : 7;
+	unsigned ef = (b & 0x7f) >> mb, mf = b & ((1u << mb) - 1);
+	double s = b & 0x80 ? -1 : 1;
+	if (!e5 && ef == 15 && mf == 7)
+		return NAN;
+	if (e5 && ef == 31)
+		return mf ? NAN : s * INFINITY;
+	return s * (ef ? ldexp(1.0 + mf / (double)(1 << mb), (int)ef - bias) : ldexp(mf, 1 - bias - mb));
+}
+
+static unsigned f8_host_code(float x, bool e5)
+{
+	if (isnan(x))
+		return 0x7f;
+	double a = fabs((double)x), best = INFINITY;
+	unsigned code = 0;
+	for (unsigned b = 0; b < 0x80; b++) {
+		double v = f8_host_value(b, e5);
+		if (!isfinite(v))
+			continue;
+		double d = fabs(a - v);
+		if (d < best || (d == best && !(b & 1)))
+			best = d, code = b;
+	}
+	if (a >= f8_host_value(e5 ? 0x7b : 0x7e, e5))
+		code = e5 ? 0x7b : 0x7e; /* the largest finite */
+	return (signbit(x) ? 0x80u : 0) | code;
+}
+
+static bool f8_same(unsigned got, unsigned want, bool e5)
+{
+	return got == want || (isnan(f8_host_value(got, e5)) && isnan(f8_host_value(want, e5)));
+}
+
+/*
+ * cast between f32 and both fp8 types: every code's value and its
+ * neighbours, the midpoints between neighbours (ties to even) and the
+ * floats just either side of them, the largest finite and past it,
+ * infinities, NaN, subnormals of both formats, f32 subnormals, random
+ * floats; each to fp8 (bytes, checked exactly), back to f32 and to f16.
+ */
+static const char *fp8_src =
+	"kernel fp8(q4: *f8e4m3, q5: *f8e5m2, b4: *f32, b5: *f32, h4: *f16, x: *f32, n: i32) {\n"
+	"    let offs = program_id(0) * 1024 + arange(0, 1024);\n"
+	"    let m = offs < n;\n"
+	"    let v = load(x + offs, m, 0.0);\n"
+	"    let a = cast(v, f8e4m3);\n"
+	"    let b = cast(v, f8e5m2);\n"
+	"    store(q4 + offs, a, m);\n"
+	"    store(q5 + offs, b, m);\n"
+	"    store(b4 + offs, a, m);\n"
+	"    store(b5 + offs, cast(b, f32), m);\n"
+	"    store(h4 + offs, where(v > 0.0, a, cast(-1.5, f8e4m3)), m);\n"
+	"}\n";
+
+static void case_fp8_cast(int n)
+{
+	if (!want("fp8"))
+		return;
+	Case c;
+	start(&c, "fp8 casts n=%d", n);
+	float *x = xmalloc(4 * (size_t)n), *b4 = xmalloc(4 * (size_t)n), *b5 = xmalloc(4 * (size_t)n);
+	uint8_t *q4 = xmalloc((size_t)n), *q5 = xmalloc((size_t)n);
+	uint16_t *h4 = xmalloc(2 * (size_t)n);
+	int k = 0;
+	for (int e5 = 0; e5 < 2; e5++)
+		for (unsigned b = 0; b < 0x80 && k + 16 < n; b++) {
+			double v = f8_host_value(b, e5), w = f8_host_value(b + 1, e5);
+			if (!isfinite(v))
+				continue;
+			float fv = (float)v, mid = isfinite(w) ? (float)((v + w) / 2) : (float)(v * 1.0625);
+			float pts[] = {fv, nextafterf(fv, INFINITY), nextafterf(fv, 0), mid, nextafterf(mid, INFINITY),
+			               nextafterf(mid, 0)};
+			for (int i = 0; i < 6; i++) {
+				x[k++] = pts[i];
+				x[k++] = -pts[i];
+			}
+		}
+	float special[] = {448, 449, 464, 465, 480, 57344, 59392, 61440, 1e30f, INFINITY, -INFINITY, NAN, 0x1p-130f,
+	                   -0x1p-149f, 0x1p-10f, 0x1p-17f, 0x1.8p-17f, 0x1.8p-10f, 0.0f, -0.0f};
+	for (size_t i = 0; i < sizeof special / sizeof special[0] && k < n; i++)
+		x[k++] = special[i];
+	while (k < n) {
+		x[k] = (float)uniform(-600, 600) * (k % 3 ? 1.0f : 0x1p-12f);
+		k++;
+	}
+	Buf bufs[] = {{q4, (size_t)n, OUT},     {q5, (size_t)n, OUT},     {b4, 4 * (size_t)n, OUT},
+	              {b5, 4 * (size_t)n, OUT}, {h4, 2 * (size_t)n, OUT}, {x, 4 * (size_t)n, IN}};
+	Launch l = {.file = "fp8.tile", .src = fp8_src, .kernel = "fp8", .grid = (unsigned)((n + 1023) / 1024),
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), ABUF(5), AI32(n)}, .nargs = 7,
+	            .bufs = bufs, .nbufs = 6};
+	void *ir[6] = {NULL};
+	if (run_both(&c, &l, true, ir)) {
+		for (int who = 0; who < 2 && !c.failed; who++) {
+			const uint8_t *g4 = who ? ir[0] : q4, *g5 = who ? ir[1] : q5;
+			const float *f4 = who ? ir[2] : b4, *f5 = who ? ir[3] : b5;
+			const uint16_t *g16 = who ? ir[4] : h4;
+			const char *side = who ? "interpreter" : gpu ? "GPU" : "interpreter";
+			if (!g4)
+				continue;
+			for (int i = 0; i < n && !c.failed; i++) {
+				unsigned w4 = f8_host_code(x[i], false), w5 = f8_host_code(x[i], true);
+				double v4 = f8_host_value(w4, false), v5 = f8_host_value(w5, true);
+				double hv = x[i] > 0 ? v4 : -1.5;
+				if (!f8_same(g4[i], w4, false))
+					fail(&c, "%s: cast(%a, f8e4m3) = 0x%02x, want 0x%02x", side, (double)x[i], g4[i], w4);
+				else if (!f8_same(g5[i], w5, true))
+					fail(&c, "%s: cast(%a, f8e5m2) = 0x%02x, want 0x%02x", side, (double)x[i], g5[i], w5);
+				else if (!(f4[i] == v4 || (isnan(f4[i]) && isnan(v4))) || !signbit(f4[i]) != !signbit(v4))
+					fail(&c, "%s: f8e4m3 0x%02x as f32 = %a, want %a", side, w4, (double)f4[i], v4);
+				else if (!(f5[i] == v5 || (isnan(f5[i]) && isnan(v5))) || !signbit(f5[i]) != !signbit(v5))
+					fail(&c, "%s: f8e5m2 0x%02x as f32 = %a, want %a", side, w5, (double)f5[i], v5);
+				else if (!(half_to_f32(g16[i]) == hv || (isnan(half_to_f32(g16[i])) && isnan(hv))))
+					fail(&c, "%s: where(...) of f8e4m3 as f16 at %a = %a, want %a", side, (double)x[i],
+					     (double)half_to_f32(g16[i]), hv);
+			}
+		}
+	}
+	finish(&c, ir[0] != NULL && gpu);
+	free_results(ir, 6);
+	free(x), free(b4), free(b5), free(q4), free(q5), free(h4);
+}
+
+/*
+ * linear_f8.tile: Y = (X @ W^T) * sx * sw in f16, X [M, K] and W [N, K] in f8e4m3 with rows `pad`
+ * bytes longer than K; on sm_90a, K a multiple of 16, an fp8 wgmma, on sm_90 mma.sync.
+ */
+static void case_linear_f8(int M, int N, int K, int pad, int bm, int bn, int bk, int warps, int stages)
+{
+	if (!want("linear_f8"))
+		return;
+	Case c;
+	start(&c, "linear_f8 M=%d N=%d K=%d pad=%d BM=%d BN=%d BK=%d warps=%d stages=%d", M, N, K, pad, bm, bn, bk,
+	      warps, stages);
+	int ld = K + pad;
+	size_t nx = (size_t)M * ld, nw = (size_t)N * ld, ny = (size_t)M * N;
+	uint8_t *x = xmalloc(nx), *w = xmalloc(nw);
+	double *vx = xmalloc(8 * nx), *vw = xmalloc(8 * nw);
+	float sx = (float)uniform(0.25, 1), sw = (float)uniform(0.25, 1);
+	uint16_t *y = xmalloc(2 * ny);
+	double *want = xmalloc(8 * ny), peak = 0;
+	for (size_t i = 0; i < nx; i++) {
+		x[i] = (uint8_t)f8_host_code((float)uniform(-8, 8), false);
+		vx[i] = f8_host_value(x[i], false);
+	}
+	for (size_t i = 0; i < nw; i++) {
+		w[i] = (uint8_t)f8_host_code((float)uniform(-0.5, 0.5), false);
+		vw[i] = f8_host_value(w[i], false);
+	}
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double s = 0;
+			for (int k = 0; k < K; k++)
+				s += vx[(size_t)i * ld + k] * vw[(size_t)j * ld + k];
+			want[(size_t)i * N + j] = s * sx * sw;
+			peak = fmax(peak, fabs(s * sx * sw));
+		}
+	Buf bufs[] = {{y, 2 * ny, OUT}, {x, nx, IN}, {w, nw, IN}, {&sx, 4, IN}, {&sw, 4, IN}};
+	Launch l = {.file = "linear_f8.tile", .kernel = "linear_f8", .defs = {{"BM", bm}, {"BN", bn}, {"BK", bk}},
+	            .ndefs = 3, .num_warps = warps, .num_stages = stages,
+	            .grid = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn)),
+	            .args = {ABUF(0), ABUF(1), ABUF(2), ABUF(3), ABUF(4), AI32(M), AI32(N), AI32(K), AI32(ld), AI32(ld),
+	                     AI32(N)},
+	            .nargs = 11, .bufs = bufs, .nbufs = 5};
+	/* products of fp8 are exact; the f32 sums round (the tensor cores' in their own order), then f16 */
+	check_output(&c, &l, M * N * K <= (1 << 24), 0, "y", F16, want, ny, F16_RTOL, 2e-3 * peak);
+	free(x), free(w), free(vx), free(vw), free(y), free(want);
+}
+
 /* The API around launches: signature, argument errors, compile errors, the cache. */
 static void case_api(void)
 {
@@ -2932,6 +3109,13 @@ static void run_all(void)
 	case_linear_i8(192, 80, 176, 32, 64, 16, 64, 4, 5);
 	case_linear_i8(130, 160, 240, 0, 128, 32, 32, 4, 3);
 	case_linear_i8(256, 192, 512, 0, 64, 64, 256, 4, 3);
+	case_fp8_cast(8192);
+	/* K 200: mma.sync; the rest wgmma on sm_90a: N 256, 128, 64, 16; K tails of 64, 32 and 16 */
+	case_linear_f8(100, 70, 200, 0, 128, 128, 128, 8, 4);
+	case_linear_f8(256, 512, 576, 16, 128, 256, 128, 8, 4);
+	case_linear_f8(384, 256, 1056, 0, 128, 128, 128, 8, 3);
+	case_linear_f8(192, 80, 176, 32, 64, 64, 64, 4, 5);
+	case_linear_f8(130, 160, 240, 0, 128, 16, 32, 4, 3);
 }
 
 int main(int argc, char **argv)
