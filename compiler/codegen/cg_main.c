@@ -1197,7 +1197,9 @@ static void verify(Cg *c, const char *when)
  * Work for the SLP vectoriser: an element-wise op other than a cast on f16
  * or bf16 values, or an f16/bf16 tile loaded one element at a time (no
  * proof of two contiguous, 4-byte aligned elements), whose halves the
- * vectoriser and vector-combine pack into 32-bit words with fewer moves.
+ * vectoriser and vector-combine pack into 32-bit words with fewer moves;
+ * so too the bytes of an fp8 tile loaded so (four to a word for mma.sync:
+ * without it, tests/codegen/fp8.tile's dot5 assembles 896 bytes larger).
  */
 static void find_half_math(Func *f, Op *op, void *found)
 {
@@ -1205,6 +1207,8 @@ static void find_half_math(Func *f, Op *op, void *found)
 		ElemKind e = vtype(f, op->res[0]).elem;
 		Value *p = val(f, op->opnds[0]);
 		if ((e == TY_F16 || e == TY_BF16) && (p->contig < 2 || p->divis % 4 != 0))
+			*(bool *)found = true;
+		if (elem_is_f8(e) && (p->contig < 4 || p->divis % 4 != 0))
 			*(bool *)found = true;
 		return;
 	}
