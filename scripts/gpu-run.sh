@@ -145,6 +145,8 @@ ptxas_all() {
 		matmul_i8.tile matmul_i8 -
 		linear_i8.tile linear_i8 -
 		linear_i8.tile linear_i8 8 BM=256 ^4 @sm_90a +K=16,stride_xm=16,stride_wn=16,stride_ym=16
+		linear_f8.tile linear_f8 - BN=128
+		linear_f8.tile linear_f8 - @sm_90a +M=16,N=16,K=16,stride_xm=16,stride_wn=16,stride_ym=16
 		matmul.tile matmul 8 BN=256 ^6 @sm_90a +M=16,N=16,K=16,stride_am=16,stride_ak=1,stride_bk=16,stride_bn=1,stride_cm=16,stride_cn=1
 		matmul_relu.tile matmul_relu 8 BN=256 ^6 @sm_90a +M=16,N=16,K=16,stride_am=16,stride_ak=1,stride_bk=16,stride_bn=1,stride_cm=16,stride_cn=1
 		matmul_nt.tile matmul_nt 8 @sm_90a +M=16,N=16,K=16
@@ -178,7 +180,7 @@ sanitize() {
 		--examples dsl_examples || return
 	echo "=== racecheck"
 	local only=softmax,softmax_backward,layernorm,mean,attention,attention_causal,matmul,matmul_relu,linear,matmul_nt
-	only+=,attention_backward,batched_matmul,matmul_f32,matmul_i8,linear_i8,layernorm_backward,softmax_persistent,scan,sync,layernorm_backward_locked,gather,builtins
+	only+=,attention_backward,batched_matmul,matmul_f32,matmul_i8,linear_i8,layernorm_backward,softmax_persistent,scan,sync,layernorm_backward_locked,gather,builtins,fp8,linear_f8
 	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
 		--examples dsl_examples --only "$only" || return
 	echo "=== racecheck, sm_90"
@@ -192,7 +194,7 @@ export -f ptxas_all
 step ptxas 40 bash -c ptxas_all
 step bench 330 python3 bench/bench.py
 step bench 150 python3 bench/linear_i8.py 4096 4096 4096 3
-step bench 150 python3 bench/linear_f8.py 3
+step bench 150 python3 bench/linear_f8.py 4096 4096 4096 3
 step bench 120 python3 bench/attention.py 32 4096 64 3
 step bench 100 python3 bench/attention.py 32 4096 64 3 causal
 step bench 120 python3 bench/attention_backward.py 32 4096 64 3
