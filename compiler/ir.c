@@ -103,7 +103,7 @@ const char *elem_name(ElemKind e) { return e < TY_COUNT ? elems[e].name : "?"; }
  */
 static int f8_mant(ElemKind e) { return e == TY_F8E4M3 ? 3 : 2; }
 static int f8_bias(ElemKind e) { return e == TY_F8E4M3 ? 7 : 15; }
-double f8_max(ElemKind e) { return e == TY_F8E4M3 ? 448.0 : 57344.0; }
+static double f8_max(ElemKind e) { return e == TY_F8E4M3 ? 448.0 : 57344.0; }
 
 double f8_round(ElemKind e, double x)
 {
@@ -491,6 +491,28 @@ Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap)
 		nb->parent = c;
 	}
 	return c;
+}
+
+typedef struct FirstFp8 {
+	Op *op;
+	ElemKind elem;
+} FirstFp8;
+
+static void first_fp8(Func *f, Op *op, void *ctx)
+{
+	FirstFp8 *w = ctx;
+	for (int i = 0; i < op->nres && !w->op; i++)
+		if (elem_is_f8(vtype(f, op->res[i]).elem))
+			w->op = op, w->elem = vtype(f, op->res[i]).elem;
+}
+
+Op *ir_first_fp8(Func *f, ElemKind *elem)
+{
+	FirstFp8 w = {NULL, TY_VOID};
+	ir_walk(f, first_fp8, &w);
+	if (elem)
+		*elem = w.elem;
+	return w.op;
 }
 
 bool ir_inside(Func *f, ValId v, const Op *op)

@@ -186,7 +186,6 @@ ElemKind elem_from_name(const char *s, int len); /* TY_VOID if not a type name *
 double f8_round(ElemKind e, double x);    /* x in fp8 type e, as cvt.rn.satfinite (through f32) */
 double f8_value(ElemKind e, unsigned bits); /* the fp8 byte's value */
 unsigned f8_bits(ElemKind e, double x);   /* x rounded to fp8 type e, as a byte (NaN: 0x7f) */
-double f8_max(ElemKind e);                /* the largest finite: 448, 57344 */
 /* Whether the GPU supports op on element type e, where it supports fewer types
  * than the op's type rule (exp of f64, dot of i64, ...). */
 bool op_elem_ok(Opcode code, ElemKind e);
@@ -261,6 +260,8 @@ Op *ir_clone(Func *f, const Op *op, ValId *map, int nmap);
  * its yield operand is set.  Body argument and result take init's layout.
  */
 ValId ir_add_iter(Func *f, Op *loop, ValId init);
+/* The first op in program order with an fp8 result (*elem its type), or NULL. */
+Op *ir_first_fp8(Func *f, ElemKind *elem);
 /* v is defined inside op: a result or block argument in one of its blocks, at any depth. */
 bool ir_inside(Func *f, ValId v, const Op *op);
 

@@ -138,25 +138,14 @@ static int front_end(Compilation *c, const CompileOptions *o)
 	return 0;
 }
 
-/* The first op that makes an fp8 value, for check_fp8. */
-static void find_fp8(Func *f, Op *op, void *ctx)
-{
-	Op **first = ctx;
-	for (int i = 0; i < op->nres && !*first; i++)
-		if (elem_is_f8(vtype(f, op->res[i]).elem))
-			*first = op;
-}
-
 /* fp8 values need the conversions and tensor-core instructions of sm_89 and newer. */
 static void check_fp8(Compilation *c, Func *f, const char *arch)
 {
-	Op *first = NULL;
-	if (cg_target_sm(arch) >= 89)
-		return;
-	ir_walk(f, find_fp8, &first);
+	ElemKind e;
+	Op *first = cg_target_sm(arch) >= 89 ? NULL : ir_first_fp8(f, &e);
 	if (first)
 		error_at(&c->diag, first->loc, "%s values need sm_89 or newer (fp8 conversions and tensor cores); the "
-			 "target is %s", elem_name(vtype(f, first->res[0]).elem), arch);
+			 "target is %s", elem_name(e), arch);
 }
 
 int compile_kernel(Compilation *c, const CompileOptions *o)

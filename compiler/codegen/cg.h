@@ -33,7 +33,9 @@ typedef struct Target {
 	bool wgmma;           /* Hopper's warpgroup mma (sm_90a) */
 } Target;
 const Target *cg_target(const char *arch); /* arch NULL: sm_90; NULL if unknown */
-const Target *cg_target_fp8(const Target *t); /* t with the PTX version fp8 values need */
+/* The PTX version of a kernel with fp8 values (sm_89 and newer): cvt of fp8
+ * on sm_89 needs 8.1, mma.sync of fp8 8.4. */
+#define FP8_PTX 84
 const char *cg_target_list(void);          /* "sm_80 sm_86 ..." */
 
 /* NVVM intrinsics and PTX mnemonics, named once (nvvm.def). */
@@ -69,6 +71,7 @@ enum { CG_MAX_PRINT_SLOTS = 16 };
 typedef struct Cg {
 	Func *f;
 	const Target *t;
+	int ptx;              /* the PTX version: t's, or FP8_PTX for a kernel with fp8 values */
 	LLVMContextRef ctx;
 	LLVMModuleRef mod;
 	LLVMBuilderRef b;

@@ -267,8 +267,6 @@ static LLVMValueRef guard_rounding(Cg *c, LLVMValueRef x, LLVMTypeRef t)
 		      false);
 }
 
-static LLVMValueRef cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x);
-
 /*
  * fp8 goes to f16 exactly (cvt.rn.f16x2 of the byte, the low half of the
  * pair) and from there on as f16 does; everything goes to fp8 through f32
@@ -281,18 +279,18 @@ static LLVMValueRef from_f8(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
 	LLVMValueRef p = cg_asm(c, nv_names[from == TY_F8E4M3 ? NV_ASM_CVT_F16X2_E4M3 : NV_ASM_CVT_F16X2_E5M2], "=r,h",
 	                        c->i32, &b, 1, false);
 	LLVMValueRef h = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, p, c->i16, ""), LLVMHalfTypeInContext(c->ctx), "");
-	return cast(c, TY_F16, to, h);
+	return cg_cast(c, TY_F16, to, h);
 }
 
 static LLVMValueRef to_f8(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
 {
-	LLVMValueRef f = cast(c, from, TY_F32, x), ab[2] = {f, f};
+	LLVMValueRef f = cg_cast(c, from, TY_F32, x), ab[2] = {f, f};
 	LLVMValueRef p = cg_asm(c, nv_names[to == TY_F8E4M3 ? NV_ASM_CVT_E4M3X2_F32 : NV_ASM_CVT_E5M2X2_F32], "=h,f,f",
 	                        c->i16, ab, 2, false);
 	return LLVMBuildTrunc(c->b, p, c->i8, "");
 }
 
-static LLVMValueRef cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
+LLVMValueRef cg_cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
 {
 	LLVMTypeRef t = cg_elem_type(c, to);
 	if (from == to)
@@ -323,11 +321,6 @@ static LLVMValueRef cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
 	if (from == TY_I1)
 		return LLVMBuildZExt(c->b, x, t, "");
 	return elem_bits(from) < elem_bits(to) ? LLVMBuildSExt(c->b, x, t, "") : LLVMBuildTrunc(c->b, x, t, "");
-}
-
-LLVMValueRef cg_cast(Cg *c, ElemKind from, ElemKind to, LLVMValueRef x)
-{
-	return cast(c, from, to, x);
 }
 
 static LLVMValueRef unary(Cg *c, Opcode code, ElemKind e, LLVMValueRef x)
@@ -372,7 +365,7 @@ static LLVMValueRef one_register(Cg *c, Op *op, int r)
 	LLVMValueRef a = c->regs[op->opnds[0]][r];
 	ElemKind e = vtype(c->f, op->opnds[0]).elem;
 	switch (op->code) {
-	case OP_CAST: return cast(c, e, vtype(c->f, op->res[0]).elem, a);
+	case OP_CAST: return cg_cast(c, e, vtype(c->f, op->res[0]).elem, a);
 	case OP_ASSUME: return a;
 	case OP_BITCAST: return LLVMBuildBitCast(c->b, a, cg_elem_type(c, vtype(c->f, op->res[0]).elem), "");
 	case OP_CMP: return compare(c, (CmpPred)op->iattr[0], e, a, c->regs[op->opnds[1]][r]);

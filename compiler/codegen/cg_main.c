@@ -1139,41 +1139,43 @@ static void build_kernel(Cg *c, bool lineinfo, const char *file_name)
 
 static struct {
 	const Target *t;
+	int ptx;
 	LLVMTargetMachineRef tm;
 } tm_pool[TM_POOL];
 
-static LLVMTargetMachineRef new_target_machine(const Target *t)
+static LLVMTargetMachineRef new_target_machine(const Target *t, int ptx)
 {
 	LLVMTargetRef tgt;
 	char *err = NULL;
 	if (LLVMGetTargetFromTriple(triple, &tgt, &err))
 		die("codegen: no NVPTX target in this LLVM: %s", err);
 	char features[32];
-	snprintf(features, sizeof features, "+ptx%d", t->ptx);
+	snprintf(features, sizeof features, "+ptx%d", ptx);
 	return LLVMCreateTargetMachine(tgt, triple, t->name, features,
 	                               llvm_reference ? LLVMCodeGenLevelAggressive : LLVMCodeGenLevelLess,
 	                               LLVMRelocDefault, LLVMCodeModelDefault);
 }
 
-static LLVMTargetMachineRef take_target_machine(const Target *t)
+static LLVMTargetMachineRef take_target_machine(const Target *t, int ptx)
 {
 	LLVMTargetMachineRef tm = NULL;
 	mtx_lock(&tm_lock);
 	for (int i = 0; i < TM_POOL && !tm; i++)
-		if (tm_pool[i].tm && tm_pool[i].t == t) {
+		if (tm_pool[i].tm && tm_pool[i].t == t && tm_pool[i].ptx == ptx) {
 			tm = tm_pool[i].tm;
 			tm_pool[i].tm = NULL;
 		}
 	mtx_unlock(&tm_lock);
-	return tm ? tm : new_target_machine(t);
+	return tm ? tm : new_target_machine(t, ptx);
 }
 
-static void give_target_machine(const Target *t, LLVMTargetMachineRef tm)
+static void give_target_machine(const Target *t, int ptx, LLVMTargetMachineRef tm)
 {
 	mtx_lock(&tm_lock);
 	for (int i = 0; i < TM_POOL && tm; i++)
 		if (!tm_pool[i].tm) {
 			tm_pool[i].t = t;
+			tm_pool[i].ptx = ptx;
 			tm_pool[i].tm = tm;
 			tm = NULL;
 		}
@@ -1271,7 +1273,7 @@ static void generate(Cg *c, EmitKind emit, bool lineinfo, const char *file_name,
 {
 	double t[6];
 	t[0] = now_seconds();
-	LLVMTargetMachineRef tm = take_target_machine(c->t);
+	LLVMTargetMachineRef tm = take_target_machine(c->t, c->ptx);
 	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
 	LLVMSetTarget(c->mod, triple);
 	LLVMSetModuleDataLayout(c->mod, td);
@@ -1286,7 +1288,7 @@ static void generate(Cg *c, EmitKind emit, bool lineinfo, const char *file_name,
 	emit_text(c, tm, emit, out);
 	t[5] = now_seconds();
 	/* after an LLVM fatal error this is not reached and tm is leaked with the rest */
-	give_target_machine(c->t, tm);
+	give_target_machine(c->t, c->ptx, tm);
 	if (getenv("TILEC_TIME_LLVM"))
 		print_times(t);
 }
@@ -1295,6 +1297,7 @@ static void init_cg(Cg *c, Func *f, const Target *t)
 {
 	c->f = f;
 	c->t = t;
+	c->ptx = t->ptx;
 	c->ctx = LLVMContextCreate();
 	c->mod = LLVMModuleCreateWithNameInContext(f->name, c->ctx);
 	c->b = LLVMCreateBuilderInContext(c->ctx);
@@ -1323,13 +1326,6 @@ static void check_no_wgmma(Func *f, Op *op, void *ctx)
 		         op_info[op->code].text);
 }
 
-static void find_fp8(Func *f, Op *op, void *ctx)
-{
-	for (int i = 0; i < op->nres; i++)
-		if (elem_is_f8(vtype(f, op->res[i]).elem))
-			*(bool *)ctx = true;
-}
-
 int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char *file_name,
             StrBuf *out, Diag *d)
 {
@@ -1338,14 +1334,12 @@ int cg_emit(Func *f, const char *arch, EmitKind emit, bool lineinfo, const char 
 		error_plain(d, "unknown --arch '%s'; supported: %s", arch, cg_target_list());
 	call_once(&init_once, init_llvm);
 	ir_fill_uses(f);
-	bool fp8 = false;
-	ir_walk(f, find_fp8, &fp8);
-	if (fp8)
-		t = cg_target_fp8(t);
 	if (!t->wgmma)
 		ir_walk(f, check_no_wgmma, d);
 	Cg *c = NEW(f->arena, Cg);
 	init_cg(c, f, t);
+	if (ir_first_fp8(f, NULL) && c->ptx < FP8_PTX)
+		c->ptx = FP8_PTX;
 	ir_walk(f, mark_word_inputs, c);
 	jmp_buf jb;
 	fatal_jmp = &jb;

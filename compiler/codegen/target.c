@@ -1,7 +1,7 @@
 /*
  * target.c: the GPUs codegen knows, as a table.  The PTX ISA version is the
  * lowest one LLVM 19 and ptxas accept for every feature we emit on that
- * architecture (sm_89 needs 7.8, sm_90 8.0; kernels with fp8 values 8.4, below); shared memory is the dynamic
+ * architecture (sm_89 needs 7.8, sm_90 8.0; kernels with fp8 values FP8_PTX, cg.h); shared memory is the dynamic
  * maximum per block (cudaDevAttrMaxSharedMemoryPerBlockOptin).  wgmma
  * (cg_wgmma.c) needs the architecture-specific sm_90a, whose code runs only
  * on compute capability 9.0.
@@ -19,13 +19,6 @@ static const Target targets[] = {
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 
-/* The same with PTX 8.4, for kernels with fp8 values: cvt of fp8 on sm_89 needs 8.1, mma.sync of fp8 8.4. */
-static const Target fp8_targets[] = {
-	{"sm_89", 89, 84, 101376, 32, false},
-	{"sm_90", 90, 84, 232448, 32, false},
-	{"sm_90a", 90, 84, 232448, 32, true},
-};
-
 const char *const nv_names[NV_COUNT] = {
 #define NV(id, name) name,
 #include "nvvm.def"
@@ -40,14 +33,6 @@ const Target *cg_target(const char *arch)
 		if (strcmp(targets[i].name, arch) == 0)
 			return &targets[i];
 	return NULL;
-}
-
-const Target *cg_target_fp8(const Target *t)
-{
-	for (size_t i = 0; i < sizeof fp8_targets / sizeof fp8_targets[0]; i++)
-		if (strcmp(fp8_targets[i].name, t->name) == 0)
-			return &fp8_targets[i];
-	return t;
 }
 
 const char *cg_target_list(void)
