@@ -218,6 +218,7 @@ static double fbinary(int code, int e, double a, double b)
 		case OP_SUB: return a - b;
 		case OP_MUL: return a * b;
 		case OP_DIV: return a / b;
+		case OP_POW: return pow(a, b);
 		default: return fmod(a, b);
 		}
 	}
@@ -227,6 +228,7 @@ static double fbinary(int code, int e, double a, double b)
 	case OP_SUB: r = x - y; break;
 	case OP_MUL: r = x * y; break;
 	case OP_DIV: r = x / y; break;
+	case OP_POW: r = powf(x, y); break;
 	default: r = fmodf(x, y); break;
 	}
 	return round_to(e, r);
@@ -334,6 +336,9 @@ static double fmath(int code, int e, double x)
 		case OP_SQRT: return sqrt(x);
 		case OP_FLOOR: return floor(x);
 		case OP_CEIL: return ceil(x);
+		case OP_TRUNC: return trunc(x);
+		case OP_RINT: return rint(x);
+		case OP_ROUND: return round(x);
 		default: return 1.0 / sqrt(x);
 		}
 	}
@@ -350,6 +355,11 @@ static double fmath(int code, int e, double x)
 	case OP_ERF: r = erff(y); break;
 	case OP_FLOOR: r = floorf(y); break;
 	case OP_CEIL: r = ceilf(y); break;
+	case OP_LOG1P: r = log1pf(y); break;
+	case OP_EXPM1: r = expm1f(y); break;
+	case OP_TRUNC: r = truncf(y); break;
+	case OP_RINT: r = rintf(y); break;
+	case OP_ROUND: r = roundf(y); break;
 	default: r = 1.0f / sqrtf(y); break;
 	}
 	if ((code == OP_EXP || code == OP_EXP2) && r < FLT_MIN)

@@ -863,6 +863,89 @@ static Rv sigmoid(L *l, Node *call)
 	return binary(l, call->loc, TK_SLASH, one, den);
 }
 
+/* pow(x, y): x^y on floats, broadcasting, as C's pow (special values included) */
+static Rv pow_call(L *l, Node *call)
+{
+	static const char *const names[] = {"x", "y", NULL};
+	Args a = args_of(l, call, names, 2);
+	Rv x = expr(l, a.a[0]), y = expr(l, a.a[1]);
+	Type tx = ty(l, x.v), ty_ = ty(l, y.v);
+	no_f8(l, a.a[0]->loc, "pow", tx);
+	no_f8(l, a.a[1]->loc, "pow", ty_);
+	if (tx.elem == TY_PTR || ty_.elem == TY_PTR || tx.elem == TY_I1 || ty_.elem == TY_I1)
+		error_at(l->d, call->loc, "'pow' needs numbers, got %s and %s", tstr(l, tx), tstr(l, ty_));
+	ElemKind e = promote(tx, x.weak, ty_, y.weak);
+	if (!elem_is_float(e))
+		e = TY_F32; /* pow(2, 3): integers are raised in f32, as in Triton */
+	if (e == TY_F64)
+		error_at(l->d, call->loc, "'pow' of f64 is not supported (the GPU has no f64 pow); cast to f32");
+	unify(l, call->loc, &x, &y, e);
+	l->b.loc = call->loc;
+	ValId ops[2] = {x.v, y.v};
+	return rv(emit(l, OP_POW, ty(l, x.v), ops, 2), x.weak && y.weak);
+}
+
+/* isnan, isinf, isfinite: an i1 of x's shape; x != x, |x| == inf, |x| < inf */
+static Rv classify(L *l, Node *call)
+{
+	static const char *const names[] = {"x", NULL};
+	Args a = args_of(l, call, names, 1);
+	Rv x = expr(l, a.a[0]);
+	Type t = ty(l, x.v);
+	if (!elem_is_float(t.elem))
+		error_at(l->d, a.a[0]->loc, "'%s' needs a float operand, got %s", call->name, tstr(l, t));
+	l->b.loc = call->loc;
+	ValId ops[2] = {x.v, x.v};
+	CmpPred p = CMP_NE;
+	if (call->name[2] != 'n') { /* isinf, isfinite */
+		ops[0] = emit(l, OP_ABS, t, &x.v, 1);
+		ops[1] = broadcast_to(l, cfloat(l, t.elem, INFINITY), t);
+		p = call->name[2] == 'i' ? CMP_EQ : CMP_LT;
+	}
+	ValId r = emit(l, OP_CMP, type_with_elem(t, TY_I1), ops, 2);
+	l->f->vals[r].def->iattr[0] = p;
+	return rv(r, false);
+}
+
+/* a / b on floats, with div.full's 2 ulp unless `ieee` asks for IEEE rounding (div_rn, fdiv) */
+static Rv float_div(L *l, Node *call, Rv x, Rv y, bool ieee)
+{
+	Rv q = binary(l, call->loc, TK_SLASH, x, y);
+	Op *op = l->f->vals[q.v].def;
+	if (!op || op->code != OP_DIV || !elem_is_float(ty(l, q.v).elem))
+		error_at(l->d, call->loc, "'%s' needs float operands, got %s and %s", call->name, tstr(l, ty(l, x.v)),
+			 tstr(l, ty(l, y.v)));
+	op->iattr[0] = ieee;
+	return q;
+}
+
+/*
+ * softmax(x, dim = 0, keep_dims = false, ieee_rounding = false), as
+ * tl.softmax: exp(x - max) / sum(exp(x - max)) along dim, in x's shape
+ * (keep_dims, which Triton's broadcasting needs, changes nothing here).
+ * f16 and bf16 sum in f32, so their result is f32, as Triton's.
+ */
+static Rv softmax(L *l, Node *call)
+{
+	static const char *const names[] = {"x", "dim", "keep_dims", "ieee_rounding", NULL};
+	Args a = args_of(l, call, names, 1);
+	Rv x = expr(l, a.a[0]);
+	Type t = need_tensor(l, a.a[0], x, "softmax");
+	if (!elem_is_float(t.elem) || t.elem == TY_F64)
+		error_at(l->d, a.a[0]->loc, "'softmax' needs f32, f16 or bf16 values, got %s", tstr(l, t));
+	int ax = a.a[1] ? axis_arg(l, a.a[1], t) : 0;
+	if (a.a[2])
+		const_arg(l, a.a[2], "keep_dims must be a compile-time constant", false);
+	bool ieee = a.a[3] && const_arg(l, a.a[3], "ieee_rounding must be a compile-time constant", false);
+	l->b.loc = call->loc;
+	ValId m = expand_at(l, reduce_of(l, OP_RMAX, x.v, ax), ax);
+	Rv z = binary(l, call->loc, TK_MINUS, rv(x.v, false), rv(m, false));
+	ValId num = emit(l, OP_EXP, t, &z.v, 1);
+	ValId wide = t.elem == TY_F32 ? num : cast_to(l, num, TY_F32);
+	ValId den = expand_at(l, reduce_of(l, OP_SUM, wide, ax), ax);
+	return float_div(l, call, rv(num, false), rv(den, false), ieee);
+}
+
 /* OP_MAX or OP_MIN of two numbers, broadcast and promoted */
 static Rv extremum(L *l, Loc loc, Opcode code, Rv x, Rv y)
 {
@@ -2133,7 +2216,8 @@ static const struct {
 } math[] = {
 	{"exp", OP_EXP}, {"exp2", OP_EXP2}, {"log", OP_LOG}, {"log2", OP_LOG2}, {"sqrt", OP_SQRT},
 	{"rsqrt", OP_RSQRT}, {"abs", OP_ABS}, {"sin", OP_SIN}, {"cos", OP_COS}, {"tanh", OP_TANH},
-	{"erf", OP_ERF}, {"floor", OP_FLOOR}, {"ceil", OP_CEIL},
+	{"erf", OP_ERF}, {"floor", OP_FLOOR}, {"ceil", OP_CEIL}, {"log1p", OP_LOG1P}, {"expm1", OP_EXPM1},
+	{"trunc", OP_TRUNC}, {"rint", OP_RINT}, {"round", OP_ROUND}, {"sqrt_rn", OP_SQRT},
 };
 
 /* ---- random numbers ---- */
@@ -2478,7 +2562,8 @@ static const struct {
 	Rv (*lower)(L *l, Node *call);
 } builtins[] = {
 	{"load", load}, {"atomic_cas", atomic_cas}, {"dot", dot}, {"xor_sum", xor_sum}, {"sigmoid", sigmoid},
-	{"clamp", clamp}, {"fma", fma_call}, {"where", where}, {"umulhi", umulhi},
+	{"clamp", clamp}, {"fma", fma_call}, {"where", where}, {"umulhi", umulhi}, {"pow", pow_call},
+	{"isnan", classify}, {"isinf", classify}, {"isfinite", classify}, {"softmax", softmax},
 	{"static_assert", static_assert_call}, {"reshape", reshape}, {"ravel", ravel}, {"broadcast_to", broadcast_call},
 	{"expand_dims", expand_dims}, {"cat", cat}, {"flip", flip}, {"permute", permute}, {"gather", gather},
 	{"histogram", histogram}, {"device_print", device_print}, {"device_assert", device_assert},
@@ -2491,7 +2576,7 @@ static bool reserved_name(const char *s)
 {
 	static const char *const names[] = {
 		"program_id", "num_programs", "arange", "zeros", "full", "zeros_like", "store", "sum", "max", "min",
-		"argmax", "argmin", "cumsum", "cumprod", "maximum", "minimum", "div_rn", "cast", "cdiv", "trans", "join",
+		"argmax", "argmin", "cumsum", "cumprod", "maximum", "minimum", "div_rn", "fdiv", "cast", "cdiv", "trans", "join",
 		"split", "interleave", "rand", "randn", "randint", "randint4x", "range", "inf", "nan", "reduce",
 		"associative_scan", "sort", "topk", "swizzle2d",
 	};
@@ -2634,18 +2719,14 @@ static Rv call(L *l, Node *n)
 	}
 	if (!strcmp(f, "randint4x"))
 		error_at(l->d, n->loc, "'randint4x' gives 4 values; take them with 'let a, b, c, d = randint4x(...);'");
-	if (!strcmp(f, "div_rn")) {
-		static const char *const names[] = {"a", "b", NULL};
-		Args a = args_of(l, n, names, 2);
+	if (!strcmp(f, "div_rn") || !strcmp(f, "fdiv")) { /* fdiv(x, y, ieee_rounding = false), as tl.fdiv */
+		static const char *const dn[] = {"a", "b", NULL}, *const fn[] = {"x", "y", "ieee_rounding", NULL};
+		bool rn = f[0] == 'd';
+		Args a = args_of(l, n, rn ? dn : fn, 2);
 		Rv x = expr(l, a.a[0]), y = expr(l, a.a[1]);
+		bool ieee = rn || (a.a[2] && const_arg(l, a.a[2], "ieee_rounding must be a compile-time constant", false));
 		l->b.loc = n->loc;
-		Rv q = binary(l, n->loc, TK_SLASH, x, y);
-		Op *op = l->f->vals[q.v].def;
-		if (!op || op->code != OP_DIV || !elem_is_float(ty(l, q.v).elem))
-			error_at(l->d, n->loc, "'div_rn' needs float operands, got %s and %s", tstr(l, ty(l, x.v)),
-				 tstr(l, ty(l, y.v)));
-		op->iattr[0] = 1;
-		return q;
+		return float_div(l, n, x, y, ieee);
 	}
 	if (!strcmp(f, "cast")) {
 		static const char *const names[] = {"x", "type", "bitcast", NULL};

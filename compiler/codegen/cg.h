@@ -191,6 +191,9 @@ void cg_sin_and_cos(Cg *c, LLVMValueRef x, LLVMValueRef *s, LLVMValueRef *co);
 LLVMValueRef cg_fmod(Cg *c, LLVMValueRef x, LLVMValueRef y); /* f32 or f64, exactly C's fmod */
 LLVMValueRef cg_tanh(Cg *c, LLVMValueRef x);
 LLVMValueRef cg_erf(Cg *c, LLVMValueRef x);
+LLVMValueRef cg_log1p(Cg *c, LLVMValueRef x);
+LLVMValueRef cg_expm1(Cg *c, LLVMValueRef x);
+LLVMValueRef cg_pow(Cg *c, LLVMValueRef x, LLVMValueRef y);
 
 void cg_load(Cg *c, Op *op);
 void cg_store(Cg *c, Op *op);

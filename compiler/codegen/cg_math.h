@@ -1,5 +1,5 @@
 /*
- * cg_math.h: the constants of cg_math.c's sin, cos, tanh and erf, shared
+ * cg_math.h: the constants of cg_math.c's sin, cos, tanh, erf, log1p, expm1 and pow, shared
  * with tests/unit/math_model_test.c, which checks them, and f64 fmod's
  * step, shared with tests/unit/fmod_model_test.c.  Polynomial
  * coefficients come lowest degree first, fitted for relative error
@@ -35,6 +35,41 @@ static const double sc_tail[] = {0x1.fc2757d1f534ep-64, 0x1.d1f534ddc0db6p-88, 0
 static const int sc_exp_from[] = {167, 191, 215, 239};
 static const float sc_sin[] = {-0x1.555556p-3f, 0x1.111170p-7f, -0x1.a053fep-13f, 0x1.7a8d6cp-19f};
 static const float sc_cos[] = {-0.5f, 0x1.555548p-5f, -0x1.6c0af4p-10f, 0x1.99911cp-16f};
+/* log1p: 1 + x = 2^k (m + c 2^-k), m in [2/3, 4/3) (its bits less LOG1P_M0 shifted right by 23 are k),
+ * f = m - 1; log1p(x) = k ln2 + f - f^2/2 + f^3 P(f) + c 2^-k / m, ln2 = LOG1P_LN2_HI + LOG1P_LN2_LO */
+#define LOG1P_M0 0x3f2aaaab
+#define LOG1P_LN2_HI 0x1.62e400p-1
+#define LOG1P_LN2_LO 0x1.7f7d1cp-20
+#define LOG1P_TINY 0x1p-25
+static const float log1p_p[] = {0x1.555558p-2f, -0x1.fffefep-3f, 0x1.999684p-3f, -0x1.559c5ap-3f, 0x1.251448p-3f, -0x1.f3281cp-4f, 0x1.b55e96p-4f, -0x1.07f540p-3f, 0x1.f90560p-4f};
+/* expm1: x = j ln2 + f, j = rint(x EXPM1_LOG2E), ln2 = EXPM1_LN2_HI + EXPM1_LN2_LO;
+ * expm1(x) = 2^j (1 + f + f^2/2 + f^3 Q(f)) - 1; x clamped to [EXPM1_XMIN, EXPM1_XMAX], +inf above */
+#define EXPM1_LOG2E 0x1.715476p+0
+#define EXPM1_LN2_HI 0x1.62e430p-1
+#define EXPM1_LN2_LO -0x1.05c610p-29
+#define EXPM1_XMAX 0x1.62e42ep+6
+#define EXPM1_XMIN -0x1.000000p+5
+#define EXPM1_TINY 0x1p-25
+static const float expm1_q[] = {0x1.555554p-3f, 0x1.5554eep-5f, 0x1.111380p-7f, 0x1.6d4516p-10f, 0x1.9d0350p-13f};
+/* pow: log2|x| = k + f Q(f), f = |x| 2^-k - 1 with |x| 2^-k in [POW_SPLIT, 2 POW_SPLIT), k found
+ * by subtracting POW_SPLIT_BITS (POW_SPLIT as an f64) from |x|'s f64 bits; then 2^z, z = y log2|x|
+ * clamped to +-POW_ZCLAMP, as 2^n E(z - n), n = rint(z).  Coefficients in f64, lowest degree first,
+ * fitted for relative error: Q 2^-43.75, E 2^-43.56 (scripts/math/pow) */
+#define POW_SPLIT 0x1.6a09e6p-1
+#define POW_SPLIT_BITS 0x3fe6a09e60000000ull
+#define POW_ZCLAMP 0x1.4p+7
+/* Q(f) ~ log2(1 + f) / f, f in [POW_SPLIT - 1, 2 POW_SPLIT - 1] */
+static const double pow_log2_p[] = {0x1.71547652b8477p+0, -0x1.71547652bd4aep-1, 0x1.ec709dc22443ep-2,
+                                    -0x1.7154764378385p-2, 0x1.2776c601fb277p-2, -0x1.ec70abb05a62ep-3,
+                                    0x1.a616f2ee47198p-3, -0x1.71519041858dep-3, 0x1.48564e27db04p-3,
+                                    -0x1.27c70544d27e3p-3, 0x1.0c280bc42330fp-3, -0x1.e33fff4d69416p-4,
+                                    0x1.c56a9d1ef1c48p-4, -0x1.e6e7a4f743e36p-4, 0x1.d983fa1a90fa9p-4,
+                                    -0x1.d70149ba9bfcep-5};
+/* E(r) ~ 2^r, r in [-1/2, 1/2], E(0) = 1 */
+static const double pow_exp2_p[] = {0x1p+0, 0x1.62e42fefa08dcp-1, 0x1.ebfbdff823dfp-3,
+                                    0x1.c6b08d7a950ddp-5, 0x1.3b2ab717fb0d1p-7, 0x1.5d87ebe422ecp-10,
+                                    0x1.4308acc66eafbp-13, 0x1.fffd7531377a6p-17, 0x1.63d0ec3a1b2e1p-20,
+                                    0x1.89c474b72b812p-24};
 /* f64 fmod: bits of the exponent difference per step, mx = (mx << s) urem my with mx < 2^53 */
 #define FMOD64_STEP 11
 

@@ -117,6 +117,9 @@ static bool eval_float_unary(Opcode code, ElemKind e, double a, double *r)
 	case OP_SQRT: *r = round_to(e, sqrt(a)); break;
 	case OP_FLOOR: *r = floor(a); break;
 	case OP_CEIL: *r = ceil(a); break;
+	case OP_TRUNC: *r = trunc(a); break;
+	case OP_RINT: *r = rint(a); break;
+	case OP_ROUND: *r = round(a); break;
 	default: return false;
 	}
 	return true;

@@ -6,7 +6,8 @@
  * every op (round to nearest even), bf16 storage, reductions with argmax's
  * first index; if/else in a loop and atomic_add's old value; the math
  * functions (libm's f32 ones, fma rounded once, floor and ceil folded
- * exactly, clamp); fn helpers; random numbers; the atomics; cumsum; while loops, a lock, float
+ * exactly, clamp; trunc, rint, round, log1p, expm1, pow, isnan, isinf,
+ * isfinite, fdiv, sqrt_rn, softmax); fn helpers; random numbers; the atomics; cumsum; while loops, a lock, float
  * atomic max/min and atomic_cas; bitcasts and 16-bit float sorts; the
  * shape built-ins, static_assert, swizzle2d and umulhi; block pointers
  * (make_block_ptr, advance, boundary_check, padding_option, carried through
@@ -186,6 +187,74 @@ static void test_maths(int opt, float *o, uint16_t *oh)
 	for (int i = 0; i < 2; i++)
 		CHECKF(oh[i] == wanth[i], "maths (opt %d): f16 line %d stored 0x%04x, want 0x%04x", opt, i + 14, oh[i],
 		       wanth[i]);
+}
+
+/*
+ * The rounding functions folded (constants) and computed (f = 1 at run
+ * time): trunc toward 0, rint to even, round away from 0 at the halves;
+ * log1p, expm1 and pow as libm's f32 ones, pow's special values as C's;
+ * isnan, isinf, isfinite; fdiv, sqrt_rn; softmax of a 2 x 4 tile along
+ * each axis (each column and each row sums to 1).
+ */
+static const char *maths2 =
+	"kernel maths2(o: *f32, ob: *i32, f: f32) {\n"
+	"    store(o + 0, trunc(-2.5));\n"
+	"    store(o + 1, rint(-2.5));\n"
+	"    store(o + 2, round(-2.5));\n"
+	"    store(o + 3, trunc(f * 3.5));\n"
+	"    store(o + 4, rint(f * 3.5));\n"
+	"    store(o + 5, round(f * 0.5));\n"
+	"    store(o + 6, rint(f * 0.5));\n"
+	"    store(o + 7, log1p(f * 1e-5));\n"
+	"    store(o + 8, expm1(f * -1e-5));\n"
+	"    store(o + 9, pow(f * 2.0, 10));\n"
+	"    store(o + 10, pow(f * -2.0, 3.0));\n"
+	"    store(o + 11, pow(f * -2.0, 0.5));\n"
+	"    store(o + 12, pow(nan * f, 0.0));\n"
+	"    store(o + 13, pow(f * 0.0, -1.0));\n"
+	"    store(o + 14, fdiv(f, 3.0));\n"
+	"    store(o + 15, fdiv(f, 3.0, ieee_rounding = true));\n"
+	"    store(o + 16, sqrt_rn(f * 2.0));\n"
+	"    let v = full([4], f, f32) * (arange(0, 4) - 1);\n"
+	"    let w = v / (v - v);\n"
+	"    store(ob + arange(0, 4), cast(isnan(w), i32) + 2 * cast(isinf(w), i32) + 4 * cast(isfinite(w), i32));\n"
+	"    let x = cast(arange(0, 2)[:, None] * 4 + arange(0, 4)[None, :], f32) * f;\n"
+	"    let r = arange(0, 2)[:, None] * 4 + arange(0, 4)[None, :];\n"
+	"    store(o + 17 + r, softmax(x));\n"
+	"    store(o + 25 + r, softmax(x, dim = 1));\n"
+	"    store(o + 33 + r, softmax(cast(x, f16), 1, ieee_rounding = true));\n"
+	"}\n";
+
+static void test_maths2(int opt, float *o, int32_t *ob)
+{
+	float want[] = {-2, -2, -3, 3, 4, 1, 0, log1pf(1e-5f), expm1f(-1e-5f), 1024, -8, NAN, 1, INFINITY};
+	ref_poison_f32(o, 41);
+	ref_poison_bytes(ob, 4 * 4);
+	KArg k[] = {kbuf(o, 41 * 4), kbuf(ob, 4 * 4), kfloat(1.0)};
+	if (!CHECKF(run_text("maths2.tile", maths2, NULL, NULL, 0, opt, k, 3, 1, 1, 1) == 0, "maths2: %s", run_error))
+		return;
+	for (int i = 0; i < 14; i++)
+		CHECKF(memcmp(&o[i], &want[i], 4) == 0 || (isnan(want[i]) && isnan(o[i])),
+		       "maths2 (opt %d): line %d stored %a, want %a", opt, i + 2, (double)o[i], (double)want[i]);
+	CHECKF(fabsf(o[14] - 1.0f / 3) <= 0x1p-23f, "maths2 (opt %d): fdiv stored %a", opt, (double)o[14]);
+	CHECKF(o[15] == 1.0f / 3, "maths2 (opt %d): fdiv ieee stored %a", opt, (double)o[15]);
+	CHECKF(o[16] == sqrtf(2.0f), "maths2 (opt %d): sqrt_rn stored %a", opt, (double)o[16]);
+	/* w = -1/0, 0/0, 1/0, 2/0: -inf, NaN, inf, inf; every one is not finite */
+	int32_t wantb[] = {2, 1, 2, 2};
+	for (int i = 0; i < 4; i++)
+		CHECKF(ob[i] == wantb[i], "maths2 (opt %d): class of element %d is %d, want %d", opt, i, ob[i], wantb[i]);
+	for (int j = 0; j < 4; j++) { /* dim 0: each column (j, j + 4) */
+		double e = exp(4.0), want0 = 1 / (1 + e);
+		CHECKF(fabs(o[17 + j] - want0) < 1e-6 && fabs(o[21 + j] - e * want0) < 1e-6,
+		       "maths2 (opt %d): softmax dim 0 column %d is %g %g", opt, j, (double)o[17 + j], (double)o[21 + j]);
+	}
+	for (int i = 0; i < 2; i++) /* dim 1: each row */
+		for (int j = 0; j < 4; j++) {
+			double den = 1 + exp(1.0) + exp(2.0) + exp(3.0), want1 = exp((double)j) / den;
+			CHECKF(fabs(o[25 + 4 * i + j] - want1) < 1e-6 && fabs(o[33 + 4 * i + j] - want1) < 1e-3,
+			       "maths2 (opt %d): softmax dim 1 row %d element %d is %g and %g, want %g", opt, i, j,
+			       (double)o[25 + 4 * i + j], (double)o[33 + 4 * i + j], want1);
+		}
 }
 
 /*
@@ -1351,6 +1420,8 @@ int main(void)
 	float oatf[2][128], oscf[2][144];
 	int32_t osc[2][256];
 	uint16_t omh[2][2];
+	float om2[2][41];
+	int32_t om2b[2][4];
 	int32_t olp[2][12];
 	float olf[2][32];
 	int32_t osh[2][108];
@@ -1370,6 +1441,7 @@ int main(void)
 		test_static_range(opt);
 		test_gather_ptr(opt);
 		test_maths(opt, om[opt], omh[opt]);
+		test_maths2(opt, om2[opt], om2b[opt]);
 		test_fns(opt, ofn[opt]);
 		test_rng(opt, orng[opt], orngf[opt]);
 		test_atomics(opt, oat[opt], oatf[opt]);
@@ -1404,5 +1476,7 @@ int main(void)
 	check_same("reduce f32", orf[0], orf[1], sizeof orf[0]);
 	check_same("maths", om[0], om[1], sizeof om[0]);
 	check_same("maths f16", omh[0], omh[1], sizeof omh[0]);
+	check_same("maths2", om2[0], om2[1], sizeof om2[0]);
+	check_same("maths2 classes", om2b[0], om2b[1], sizeof om2b[0]);
 	return check_summary("semantics");
 }

@@ -1,5 +1,6 @@
 /*
- * math_model_test.c: the steps of cg_math.c's sin, cos, tanh and erf, done
+ * math_model_test.c: the steps of cg_math.c's sin, cos, tanh, erf, log1p,
+ * expm1 and pow, done
  * in C on the host with the constants the code generator uses
  * (codegen/cg_math.h), against libm's double functions, in ulps of the f32
  * result.  ex2.approx is modelled as exp2f flushed below 2^-126 and
@@ -140,6 +141,254 @@ static void one(int f, float x, Worst *w)
 		w->ulps = u, w->x = x;
 }
 
+/* ---- merge from here ---- */
+
+static float fbits(uint32_t u)
+{
+	float x;
+	memcpy(&x, &u, 4);
+	return x;
+}
+
+/*
+ * log1p: 1 + x = u + c (two-sum), u = 2^k m with m in [2/3, 4/3), f = m - 1
+ * (x itself where k = 0, and no c); log1p(x) = k ln2 + f - f^2/2 + f^3 P(f)
+ * + c 2^-k / m, the first terms summed as two f32 each.
+ */
+static float model_log1p(float x)
+{
+	float u = x + 1.0f, bp = u - x;
+	float c = (x - (u - bp)) + (1.0f - bp);
+	int32_t k = (int32_t)(bits(u) - (uint32_t)LOG1P_M0) >> 23;
+	float m = fbits(bits(u) - ((uint32_t)k << 23));
+	float f = k == 0 ? x : m - 1.0f, kf = (float)k;
+	float s = fbits((uint32_t)(127 - (k < 126 ? k : 126)) << 23); /* 2^-k */
+	float cs = k == 0 ? 0.0f : c * s;
+	float corr = fmaf(cs, f * fmaf(f, 1.0f - f, -1.0f), cs);
+	float hf = 0.5f * f, hh = hf * f, hl = fmaf(hf, f, -hh);
+	float d = f - hh, derr = (f - d) - hh;
+	float A = kf * (float)LOG1P_LN2_HI, z = A + d, zerr = (A - z) + d;
+	float lo = ((zerr + derr) - hl) + fmaf(kf, (float)LOG1P_LN2_LO, corr);
+	float r = z + fmaf(f * f * f, horner(f, log1p_p, NELEM(log1p_p)), lo);
+	r = fabsf(x) < (float)LOG1P_TINY ? x : r;
+	r = x == INFINITY ? INFINITY : r;
+	r = x == -1.0f ? -INFINITY : r;
+	return x >= -1.0f ? r : NAN;
+}
+
+/*
+ * expm1: x clamped, j = rint(x log2 e), f = x - j ln2 = fh + fl; e^f - 1 =
+ * s + elo with s = fh + fh^2/2; 2^j (1 + s + elo) - 1 as A + Aerr = 2^j - 1,
+ * z + zerr = A + 2^j s, then one last sum (halved and doubled at j = 128).
+ */
+static float model_expm1(float x)
+{
+	float xc = x > (float)EXPM1_XMAX ? (float)EXPM1_XMAX : x;
+	xc = xc < (float)EXPM1_XMIN ? (float)EXPM1_XMIN : xc;
+	float jm = fmaf(xc, (float)EXPM1_LOG2E, 0x1.8p+23f), nj = -(jm - 0x1.8p+23f);
+	int32_t j = (int32_t)(bits(jm) - 0x4b400000u);
+	float f1 = fmaf(nj, (float)EXPM1_LN2_HI, xc);
+	float fh = fmaf(nj, (float)EXPM1_LN2_LO, f1), fl = fmaf(nj, (float)EXPM1_LN2_LO, f1 - fh);
+	float hf = 0.5f * fh, hh = hf * fh, hl = fmaf(hf, fh, -hh);
+	float s = fh + hh, serr = (fh - s) + hh;
+	float elo = fmaf(fh * fh * fh, horner(fh, expm1_q, NELEM(expm1_q)), (serr + hl) + fmaf(fl, s, fl));
+	float sc = fbits((uint32_t)((j < 127 ? j : 127) + 127) << 23);
+	float A = j > 24 ? sc : j < -24 ? -1.0f : sc - 1.0f;
+	float Aerr = j > 24 ? (j > 127 ? -0.5f : -1.0f) : j < -24 ? sc : 0.0f;
+	float B = sc * s, z = A + B, zerr = (A - z) + B;
+	float r = (z + fmaf(sc, elo, Aerr + zerr)) * (j > 127 ? 2.0f : 1.0f);
+	r = x > (float)EXPM1_XMAX ? INFINITY : r;
+	return fabsf(x) < (float)EXPM1_TINY ? x : r;
+}
+
+/* infinite results must be exact; the rest in ulps */
+static double ulps_lx(float got, double want)
+{
+	if (isinf((float)want))
+		return bits(got) == bits((float)want) ? 0 : INFINITY;
+	return ulps(got, want);
+}
+
+static void check_log1p_expm1(void)
+{
+	static const char *const names[] = {"log1p", "expm1"};
+	/* the switch points (k or j changes, the clamps, the tiny threshold), a neighbour each side */
+	static const float edges[] = {-0x1.555554p-2f, 0x1.555556p-2f, 1.0f, 3.0f, 0x1p+24f, 0x1p+25f,
+	                              0x1.555556p+126f, -0x1.fffffep-1f, 0x1p-25f, FLT_MAX, 0x1.62e42ep-2f,
+	                              0x1.0a2b24p+4f, -0x1.0a2b24p+4f, 0x1.601e68p+6f, -0x1.154246p+4f,
+	                              (float)EXPM1_XMAX, (float)EXPM1_XMIN, 0x1p-126f, 0x1p-149f};
+	for (int f = 0; f < 2; f++) {
+		double w = 0;
+		float at = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			uint32_t n = pass ? NELEM(edges) : 0x7f800000u / 127 + 1;
+			for (uint32_t i = 0; i < n; i++) {
+				float e = pass ? edges[i] : fbits(i * 127u);
+				float near[] = {e, nextafterf(e, 0), nextafterf(e, INFINITY)};
+				for (int k = 0; k < (pass ? 3 : 1); k++)
+					for (int sg = 0; sg < 2; sg++) {
+						float x = sg ? -near[k] : near[k];
+						double want = f ? expm1((double)x) : log1p((double)x);
+						double u = ulps_lx(f ? model_expm1(x) : model_log1p(x), want);
+						if (!(u <= w))
+							w = u, at = x;
+					}
+			}
+		}
+		printf("%s: at most %.3f ulp (at %a)\n", names[f], w, (double)at);
+		/* every f32: log1p 0.60, expm1 0.56 (scripts/math/log1p_expm1) */
+		CHECKF(w <= 1.0, "%s(%a): %.3f ulp, more than 1", names[f], (double)at, w);
+	}
+	/* special values (C99 Annex F) */
+	CHECK(bits(model_log1p(0.0f)) == bits(0.0f) && bits(model_log1p(-0.0f)) == bits(-0.0f));
+	CHECK(bits(model_expm1(0.0f)) == bits(0.0f) && bits(model_expm1(-0.0f)) == bits(-0.0f));
+	CHECK(model_log1p(-1.0f) == -INFINITY && model_log1p(INFINITY) == INFINITY);
+	CHECK(isnan(model_log1p(-INFINITY)) && isnan(model_log1p(-2.0f)) && isnan(model_log1p(-0x1.000002p+0f)));
+	CHECK(model_expm1(INFINITY) == INFINITY && model_expm1(-INFINITY) == -1.0f && model_expm1(-FLT_MAX) == -1.0f);
+	CHECK(model_expm1(FLT_MAX) == INFINITY && model_expm1(nextafterf((float)EXPM1_XMAX, INFINITY)) == INFINITY);
+	CHECK(isfinite(model_expm1((float)EXPM1_XMAX)));
+	CHECK(isnan(model_log1p(NAN)) && isnan(model_log1p(-NAN)) && isnan(model_expm1(NAN)) && isnan(model_expm1(-NAN)));
+	CHECK(bits(model_log1p(-0x1p-149f)) == bits(-0x1p-149f) && bits(model_expm1(-0x1p-149f)) == bits(-0x1p-149f));
+}
+
+/* ---- to here ---- */
+
+static double pow_horner(double t, const double *k, int n)
+{
+	double p = k[n - 1];
+	for (int i = n - 2; i >= 0; i--)
+		p = fma(p, t, k[i]);
+	return p;
+}
+
+static float model_pow(float x, float y)
+{
+	float ax = fabsf(x);                                          /* 1 */
+	double xd = (double)ax;                                       /* 2 */
+	uint64_t ix;                                                  /* 3 */
+	memcpy(&ix, &xd, 8);
+	int64_t k = (int64_t)(ix - (uint64_t)POW_SPLIT_BITS) >> 52;   /* 4, 5 */
+	uint64_t im = ix - ((uint64_t)k << 52);                       /* 6 */
+	double m;                                                     /* 7 */
+	memcpy(&m, &im, 8);
+	double f = m - 1.0;                                           /* 8 */
+	double q = pow_horner(f, pow_log2_p, NELEM(pow_log2_p));      /* 9 */
+	double L = fma(f, q, (double)k);                              /* 10, 11 */
+	L = ax == 0.0f ? -INFINITY : L;                               /* 12 */
+	L = ax == INFINITY ? INFINITY : L;
+	double z = (double)y * L;                                     /* 13, 14 */
+	z = z < POW_ZCLAMP ? z : POW_ZCLAMP;                          /* 15 */
+	z = z > -POW_ZCLAMP ? z : -POW_ZCLAMP;
+	double n = rint(z);                                           /* 16 */
+	double r = z - n;                                             /* 17 */
+	double p = pow_horner(r, pow_exp2_p, NELEM(pow_exp2_p));      /* 18 */
+	uint64_t sb = (uint64_t)((int64_t)n + 1023) << 52;            /* 19 */
+	double s;
+	memcpy(&s, &sb, 8);
+	float a = (float)(p * s);                                     /* 20, 21 */
+	int yint = truncf(y) == y;                                    /* 22 */
+	float h = y * 0.5f;                                           /* 23 */
+	int yodd = yint & (truncf(h) != h);                           /* 24 */
+	a = yodd ? copysignf(a, x) : a;                               /* 25 */
+	int bad = ((x < 0.0f) & (ax < INFINITY) & !yint) | isunordered(x, y); /* 26 */
+	a = bad ? NAN : a;                                            /* 27 */
+	int one = (y == 0.0f) | (x == 1.0f) | ((ax == 1.0f) & (fabsf(y) == INFINITY)); /* 28 */
+	return one ? 1.0f : a;                                        /* 29 */
+}
+
+/* ulps of the f32 result; past FLT_MAX in FLT_MAX's ulp, an infinity as 2^128 unless want rounds to it */
+static double pow_ulps(float got, double want)
+{
+	if (isnan(want) || isnan(got))
+		return isnan(want) && isnan(got) ? 0 : INFINITY;
+	if (!signbit(got) != !signbit(want))
+		return INFINITY;
+	double g = got, w = fabs(want), ulp;
+	if (isinf(got)) {
+		if ((float)want == got)
+			return 0;
+		g = copysign(0x1p128, got);
+	} else if (isinf(want))
+		return INFINITY;
+	if (w < 0x1p-126)
+		ulp = 0x1p-149;
+	else if (w >= 0x1p128)
+		ulp = 0x1p104;
+	else {
+		int e;
+		frexp(w, &e);
+		ulp = ldexp(1.0, e - 24);
+	}
+	return fabs(g - want) / ulp;
+}
+
+static uint64_t pow_rng = 20240601;
+
+static uint64_t pow_next(void) /* splitmix64 */
+{
+	uint64_t z = (pow_rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static float pow_from_bits(uint32_t u)
+{
+	float x;
+	memcpy(&x, &u, 4);
+	return x;
+}
+
+static void check_pow(void)
+{
+	double worst = 0;
+	float wx = 0, wy = 0;
+	for (int i = 0; i < 4000000; i++) {
+		int kind = i & 3;
+		double t = -160 + 295 * (double)(pow_next() >> 11) * 0x1p-53;
+		float x, y;
+		if (kind == 3)
+			x = pow_from_bits(0x3f000000u + (uint32_t)(pow_next() % (2u << 23))); /* [1/2, 2) */
+		else
+			do
+				x = pow_from_bits((uint32_t)pow_next() & 0x7fffffffu);
+			while (!(x < INFINITY) || x == 0);
+		y = kind == 1 ? pow_from_bits((uint32_t)pow_next()) : (float)(t / log2((double)x));
+		if (kind == 2)
+			x = -x, y = rintf(y);
+		double u = pow_ulps(model_pow(x, y), pow((double)x, (double)y));
+		if (!(u <= worst))
+			worst = u, wx = x, wy = y;
+	}
+	printf("pow: at most %.6f ulp (at %a, %a)\n", worst, (double)wx, (double)wy);
+	CHECKF(worst <= 0.501, "pow(%a, %a): %.6f ulp, more than 0.501", (double)wx, (double)wy, worst);
+
+	/* C99 Annex F (and IEEE 754's pow): x, y, the result */
+	static const float special[][3] = {
+		{NAN, 0.0f, 1.0f}, {NAN, -0.0f, 1.0f}, {-INFINITY, 0.0f, 1.0f}, {1.0f, NAN, 1.0f},
+		{1.0f, -INFINITY, 1.0f}, {-1.0f, INFINITY, 1.0f}, {-1.0f, -INFINITY, 1.0f}, {NAN, 1.0f, NAN},
+		{2.0f, NAN, NAN}, {-1.0f, NAN, NAN}, {-8.0f, 1.0f / 3, NAN}, {-0x1p-149f, 0.5f, NAN},
+		{-2.0f, 0x1.000002p0f, NAN}, {0.0f, -3.0f, INFINITY}, {-0.0f, -3.0f, -INFINITY},
+		{-0.0f, -2.0f, INFINITY}, {-0.0f, -0.5f, INFINITY}, {-0.0f, -INFINITY, INFINITY},
+		{0.0f, 3.0f, 0.0f}, {-0.0f, 3.0f, -0.0f}, {-0.0f, 0x1p24f, 0.0f}, {-0.0f, 0.5f, 0.0f},
+		{0.5f, -INFINITY, INFINITY}, {-0.5f, -INFINITY, INFINITY}, {2.0f, -INFINITY, 0.0f},
+		{-2.0f, -INFINITY, 0.0f}, {0.5f, INFINITY, 0.0f}, {-2.0f, INFINITY, INFINITY},
+		{-INFINITY, -3.0f, -0.0f}, {-INFINITY, -2.0f, 0.0f}, {-INFINITY, -0.5f, 0.0f},
+		{-INFINITY, 3.0f, -INFINITY}, {-INFINITY, 0.5f, INFINITY}, {INFINITY, -1.0f, 0.0f},
+		{INFINITY, 0x1p-149f, INFINITY}, {-2.0f, 3.0f, -8.0f}, {-2.0f, -0x1.fffffep23f, -0.0f},
+		{-2.0f, 0x1p24f, INFINITY}, {-2.0f, 0x1.000002p24f, INFINITY}, {-0.5f, 0x1.fffffep23f, -0.0f},
+		{-0.5f, -1e10f, INFINITY}, {2.0f, -149.0f, 0x1p-149f}, {2.0f, -150.0f, 0.0f},
+		{2.0f, -149.5f, 0x1p-149f}, {2.0f, 127.0f, 0x1p127f}, {2.0f, 128.0f, INFINITY},
+		{-2.0f, -149.0f, -0x1p-149f}, {0x1p-149f, -1.0f, INFINITY}, {FLT_MAX, -1.0f, 0x1p-128f},
+		{4.0f, 0.5f, 2.0f}, {0x1p-149f, 0.5f, 0x1.6a09e6p-75f},
+	};
+	for (int i = 0; i < NELEM(special); i++) {
+		float x = special[i][0], y = special[i][1], want = special[i][2], got = model_pow(x, y);
+		CHECKF(isnan(want) ? isnan(got) : bits(got) == bits(want), "pow(%a, %a) = %a, want %a", (double)x,
+		       (double)y, (double)got, (double)want);
+	}
+}
+
 int main(void)
 {
 	static const char *const names[] = {"sin", "cos", "tanh", "erf"};
@@ -177,5 +426,7 @@ int main(void)
 	CHECK(isnan(model(0, INFINITY)) && isnan(model(1, -INFINITY)));
 	CHECK(model(2, INFINITY) == 1.0f && model(2, -INFINITY) == -1.0f);
 	CHECK(model(3, INFINITY) == 1.0f && model(3, -INFINITY) == -1.0f);
+	check_log1p_expm1();
+	check_pow();
 	return check_summary("math_model");
 }
