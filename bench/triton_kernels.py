@@ -828,3 +828,28 @@ def prime(x):
     """A kernel whose signature nothing else has: its first call pays Triton's
     one-time costs (driver helpers) so the tutorial kernels' times exclude them."""
     prime_kernel[(1,)](x, BLOCK=256)
+
+
+@triton.jit
+def quant_kernel(q_ptr, scale_ptr, x_ptr, N, stride_x, stride_q, LIM: tl.constexpr, F8: tl.constexpr,
+                 BLOCK: tl.constexpr):
+    """dsl_examples/quant.tile's quant_i8 (F8 false) and quant_f8 line for line."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < N
+    v = tl.load(x_ptr + row * stride_x + cols, mask=m, other=0.0).to(tl.float32)
+    amax = tl.max(tl.abs(v), 0)
+    inv = tl.where(amax > 0.0, tl.div_rn(LIM, amax), 0.0)
+    tl.store(scale_ptr + row, tl.div_rn(amax, LIM))
+    if F8:
+        tl.store(q_ptr + row * stride_q + cols, (v * inv).to(tl.float8e4nv), mask=m)
+    else:
+        r = tl.extra.cuda.libdevice.rint(v * inv)
+        tl.store(q_ptr + row * stride_q + cols, tl.clamp(r, -127.0, 127.0).to(tl.int8), mask=m)
+
+
+def quant(q, scale, x, f8, warps):
+    """x [rows, n] f16, q [rows, n] int8 or float8_e4m3fn, scale [rows] f32; one program per row."""
+    n = x.shape[1]
+    quant_kernel[(x.shape[0],)](q, scale, x, n, x.stride(0), q.stride(0), LIM=448.0 if f8 else 127.0, F8=f8,
+                                BLOCK=triton.next_power_of_2(n), num_warps=warps)

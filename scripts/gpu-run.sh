@@ -23,7 +23,7 @@
 #              bench/attention.py, plain and causal, and
 #              bench/attention_backward.py (vs Triton and torch SDPA) and
 #              bench/layernorm_backward.py, bench/softmax_persistent.py and
-#              bench/rope.py (both forms), bench/dropout.py, bench/cumsum.py, bench/linear_scan.py and bench/sort.py (vs Triton
+#              bench/rope.py (both forms), bench/dropout.py, bench/cumsum.py, bench/linear_scan.py, bench/sort.py and bench/quant.py, i8 and f8 (vs Triton
 #              and torch; all into bench.log)
 # Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
 # bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
@@ -150,6 +150,8 @@ ptxas_all() {
 		matmul.tile matmul 8 BN=256 ^6 @sm_90a +M=16,N=16,K=16,stride_am=16,stride_ak=1,stride_bk=16,stride_bn=1,stride_cm=16,stride_cn=1
 		matmul_relu.tile matmul_relu 8 BN=256 ^6 @sm_90a +M=16,N=16,K=16,stride_am=16,stride_ak=1,stride_bk=16,stride_bn=1,stride_cm=16,stride_cn=1
 		matmul_nt.tile matmul_nt 8 @sm_90a +M=16,N=16,K=16
+		quant.tile quant_i8 8 BLOCK=4096
+		quant.tile quant_f8 8 BLOCK=4096
 	EOF
 	echo
 	echo "ptxas -arch=sm_90 -v, rows named .sm_90a for -arch=sm_90a (smem: static shared bytes; the launch adds dynamic shared memory):"
@@ -206,6 +208,8 @@ step bench 90 python3 bench/dropout.py
 step bench 60 python3 bench/cumsum.py
 step bench 60 python3 bench/linear_scan.py
 step bench 120 python3 bench/sort.py
+step bench 60 python3 bench/quant.py
+step bench 60 python3 bench/quant.py f8
 
 summary+=("GPU: $gpu")
 summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")

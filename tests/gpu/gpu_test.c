@@ -173,6 +173,8 @@ static void agree(Case *c, const char *what, const void *gpu_out, const void *in
 {
 	for (size_t i = 0; i < n; i++) {
 		double g = value_at(gpu_out, t, i), w = value_at(interp_out, t, i);
+		if (g == w || (isnan(g) && isnan(w))) /* the same infinity, or both NaN */
+			continue;
 		if (!(fabs(g - w) <= atol + rtol * fabs(w))) {
 			fail(c, "%s[%zu]: GPU %.9g, interpreter %.9g", what, i, g, w);
 			return;
@@ -553,7 +555,8 @@ static const char *math_src =
 	"    let v = load(x + offs, m);\n"
 	"    var r = v;\n"
 	"    if F == 0 { r = sin(v); } else if F == 1 { r = cos(v); }\n"
-	"    else if F == 2 { r = tanh(v); } else { r = erf(v); }\n"
+	"    else if F == 2 { r = tanh(v); } else if F == 3 { r = erf(v); }\n"
+	"    else if F == 4 { r = log1p(v); } else { r = expm1(v); }\n"
 	"    store(o + offs, r, m);\n"
 	"}\n";
 
@@ -567,10 +570,25 @@ static double ulp_f32(double y)
 	return ldexp(1.0, e - 24);
 }
 
+/* equal, both NaN, or both the same infinity (log1p(-1), expm1's overflow) */
+static bool same_float(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+/* a double result as the f32 that rounding it gives past the f32 range:
+ * the largest finite f32 up to the last half ulp, infinity beyond */
+static double f32_range(double w)
+{
+	if (fabs(w) > 0x1.fffffep127)
+		return fabs(w) >= 0x1.ffffffp127 ? copysign(INFINITY, w) : copysign(0x1.fffffep127, w);
+	return w;
+}
+
 static void case_math(int f, int n, bool small)
 {
-	static const char *const names[] = {"sin", "cos", "tanh", "erf"};
-	static const double span[] = {10.0, 10.0, 6.0, 4.5};
+	static const char *const names[] = {"sin", "cos", "tanh", "erf", "log1p", "expm1"};
+	static const double span[] = {10.0, 10.0, 6.0, 4.5, 4.0, 20.0};
 	/* the f32 nearest to multiples of pi/2 (scripts/math/sin_cos/hardcases.c), the
 	 * switch between sin and cos's two reductions, the extremes */
 	static const float hard[] = {0x1.f37c8ap+95f, 0x1.47d0fep+34f, 0x1.f9cbe2p+7f, 0x1.32ede2p+85f,
@@ -591,10 +609,11 @@ static void case_math(int f, int n, bool small)
 				u &= 0xbfffffff;
 			memcpy(&x[i], &u, 4);
 		} else {
-			x[i] = (float)uniform(-span[f], span[f]);
+			x[i] = (float)uniform(f == 4 ? -1 : -span[f], span[f]);
 		}
 		double v = x[i];
-		want[i] = f == 0 ? sin(v) : f == 1 ? cos(v) : f == 2 ? tanh(v) : erf(v);
+		want[i] = f == 0 ? sin(v) : f == 1 ? cos(v) : f == 2 ? tanh(v) : f == 3 ? erf(v) : f == 4 ? log1p(v) : expm1(v);
+		want[i] = f32_range(want[i]);
 	}
 	Buf bufs[] = {{out, 4 * (size_t)n, OUT}, {x, 4 * (size_t)n, IN}};
 	Launch l = {.file = "maths.tile", .src = math_src, .kernel = "maths", .defs = {{"F", f}}, .ndefs = 1,
@@ -605,7 +624,7 @@ static void case_math(int f, int n, bool small)
 		double worst = 0;
 		int at = -1;
 		for (int i = 0; i < n; i++) {
-			double u = fabs(out[i] - want[i]) / ulp_f32(want[i]);
+			double u = same_float(out[i], want[i]) ? 0 : fabs(out[i] - want[i]) / ulp_f32(want[i]);
 			if (!(u <= worst)) /* NaN included */
 				worst = u, at = i;
 		}
@@ -620,6 +639,214 @@ static void case_math(int f, int n, bool small)
 	finish(&c, true);
 	free_results(ir, 2);
 	free(x), free(out), free(want);
+}
+
+/*
+ * pow(x, y) against libm's pow in double, in ulps of the f32 result
+ * (docs/language.md promises 1): x of random bits (positive, and negative
+ * with integer y), y such that x^y spans the f32 range and past it, then
+ * every pair of the special values of C's pow (checked exactly against
+ * libm's powf, NaN for NaN).
+ */
+static const char *pow_src =
+	"kernel pows(o: *f32, x: *f32, y: *f32, n: i32) {\n"
+	"    let offs = program_id(0) * 1024 + arange(0, 1024);\n"
+	"    let m = offs < n;\n"
+	"    store(o + offs, pow(load(x + offs, m), load(y + offs, m)), m);\n"
+	"}\n";
+
+static void case_pow(int n, bool small)
+{
+	static const float sv[] = {0.0f, -0.0f, 0x1p-149f, -0x1p-149f, 1.0f, -1.0f, 0.5f, -0.5f, 2.0f, -2.0f, 3.0f,
+	                           -3.0f, -8.0f, 0x1p24f, 0x1.000002p24f, 1e10f, -149.5f, 127.9f, 0x1.fffffep127f,
+	                           INFINITY, -INFINITY, NAN};
+	int ns = (int)(sizeof sv / sizeof sv[0]);
+	if (!want("pow"))
+		return;
+	Case c;
+	start(&c, "math pow n=%d", n);
+	float *x = xmalloc(4 * (size_t)n), *y = xmalloc(4 * (size_t)n), *out = xmalloc(4 * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		if (i < ns * ns) {
+			x[i] = sv[i / ns], y[i] = sv[i % ns];
+			continue;
+		}
+		uint32_t u = (uint32_t)uniform(0, 2139095040.0); /* positive finite bits */
+		memcpy(&x[i], &u, 4);
+		double l2 = log2(x[i]);
+		if (i % 4 == 0) { /* a negative x to an integer power */
+			x[i] = -x[i];
+			y[i] = (float)rint(uniform(-160, 135) / (l2 == 0 ? 1 : l2));
+		} else if (i % 4 == 1 || l2 == 0) {
+			u = (uint32_t)uniform(0, 4294967296.0);
+			memcpy(&y[i], &u, 4);
+			if (isnan(y[i]))
+				y[i] = 0.5f;
+		} else {
+			y[i] = (float)(uniform(-160, 135) / l2);
+		}
+	}
+	Buf bufs[] = {{out, 4 * (size_t)n, OUT}, {x, 4 * (size_t)n, IN}, {y, 4 * (size_t)n, IN}};
+	Launch l = {.file = "pows.tile", .src = pow_src, .kernel = "pows", .grid = (unsigned)((n + 1023) / 1024),
+	            .args = {ABUF(0), ABUF(1), ABUF(2), AI32(n)}, .nargs = 4, .bufs = bufs, .nbufs = 3};
+	void *ir[3] = {NULL, NULL, NULL};
+	if (run_both(&c, &l, small, ir)) {
+		double worst = 0;
+		int at = -1;
+		for (int i = 0; i < n && !c.failed; i++) {
+			if (i < ns * ns) {
+				float w = powf(x[i], y[i]);
+				if (!(memcmp(&w, &out[i], 4) == 0 || (isnan(w) && isnan(out[i]))))
+					fail(&c, "pow(%a, %a) = %a, want %a", (double)x[i], (double)y[i], (double)out[i], (double)w);
+				continue;
+			}
+			double w = f32_range(pow(x[i], y[i]));
+			double u = same_float(out[i], w) ? 0 : fabs(out[i] - w) / ulp_f32(w);
+			if (!(u <= worst))
+				worst = u, at = i;
+		}
+		c.maxerr = worst / 2;
+		if (!(worst <= 1.0))
+			fail(&c, "pow(%a, %a) = %a, want %a: %.2f ulp", (double)x[at], (double)y[at], (double)out[at],
+			     pow(x[at], y[at]), worst);
+		else if (!c.failed)
+			printf("  pow: at most %.3f ulp over %d inputs (at %a, %a); %d special pairs exact\n", worst, n,
+			       at < 0 ? 0.0 : (double)x[at], at < 0 ? 0.0 : (double)y[at], ns * ns);
+		if (small && ir[0])
+			agree(&c, "out", out, ir[0], F32, (size_t)n, 0, 2 * 0x1p-24 + 0x1p-126);
+	}
+	finish(&c, true);
+	free_results(ir, 3);
+	free(x), free(y), free(out);
+}
+
+/*
+ * trunc, rint and round (exact: checked against libm's truncf, rintf,
+ * roundf bit for bit) and isnan, isinf, isfinite of f32 inputs of random
+ * bits (NaNs and infinities among them), halves and their neighbours.
+ */
+static const char *rounding_src =
+	"kernel roundings(o: *f32, k: *i32, x: *f32, n: i32) {\n"
+	"    let offs = program_id(0) * 1024 + arange(0, 1024);\n"
+	"    let m = offs < n;\n"
+	"    let v = load(x + offs, m);\n"
+	"    store(o + offs, trunc(v), m);\n"
+	"    store(o + n + offs, rint(v), m);\n"
+	"    store(o + 2 * n + offs, round(v), m);\n"
+	"    store(k + offs, where(isnan(v), 1, 0) + where(isinf(v), 2, 0) + where(isfinite(v), 4, 0), m);\n"
+	"}\n";
+
+static void case_rounding(int n)
+{
+	if (!want("rounding"))
+		return;
+	Case c;
+	start(&c, "math trunc rint round isnan isinf isfinite n=%d", n);
+	float *x = xmalloc(4 * (size_t)n), *o = xmalloc(12 * (size_t)n);
+	int32_t *k = xmalloc(4 * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		if (i % 3 == 0) {
+			uint32_t u = (uint32_t)uniform(0, 4294967296.0);
+			if (i % 300 == 0) /* more infinities and NaNs */
+				u |= 0x7f800000u;
+			memcpy(&x[i], &u, 4);
+		} else {
+			float h = (float)rint(uniform(-1e6, 1e6)) + 0.5f; /* a half, or its neighbours */
+			x[i] = i % 3 == 1 ? h : nextafterf(h, i % 2 ? INFINITY : -INFINITY);
+		}
+	}
+	Buf bufs[] = {{o, 12 * (size_t)n, OUT}, {k, 4 * (size_t)n, OUT}, {x, 4 * (size_t)n, IN}};
+	Launch l = {.file = "roundings.tile", .src = rounding_src, .kernel = "roundings",
+	            .grid = (unsigned)((n + 1023) / 1024), .args = {ABUF(0), ABUF(1), ABUF(2), AI32(n)}, .nargs = 4,
+	            .bufs = bufs, .nbufs = 3};
+	void *ir[3] = {NULL, NULL, NULL};
+	if (run_both(&c, &l, n <= (1 << 16), ir)) {
+		for (int s = 0; s < 2; s++) {
+			const float *r = s ? ir[0] : o;
+			const int32_t *rk = s ? ir[1] : k;
+			if (!r)
+				continue;
+			for (int i = 0; i < n && !c.failed; i++) {
+				float w[3] = {truncf(x[i]), rintf(x[i]), roundf(x[i])};
+				int32_t wk = (isnan(x[i]) ? 1 : 0) + (isinf(x[i]) ? 2 : 0) + (isfinite(x[i]) ? 4 : 0);
+				for (int f = 0; f < 3; f++)
+					if (!(memcmp(&w[f], &r[(size_t)f * n + i], 4) == 0 || (isnan(w[f]) && isnan(r[(size_t)f * n + i]))))
+						fail(&c, "%s: %s(%a) = %a, want %a", s ? "interpreter" : "GPU",
+						     f == 0 ? "trunc" : f == 1 ? "rint" : "round", (double)x[i],
+						     (double)r[(size_t)f * n + i], (double)w[f]);
+				if (rk[i] != wk)
+					fail(&c, "%s: the classes of %a are %d, want %d", s ? "interpreter" : "GPU", (double)x[i],
+					     rk[i], wk);
+			}
+		}
+	}
+	finish(&c, true);
+	free_results(ir, 3);
+	free(x), free(o), free(k);
+}
+
+/*
+ * quant.tile: per-row int8 and fp8 quantization of f16 rows `pad` elements
+ * longer than n.  The host does the kernel's f32 steps (amax, the IEEE
+ * reciprocal, one product, rint or the fp8 rounding), so every byte and
+ * scale must be equal; one row is all zeros.
+ */
+static unsigned f8_host_code(float x, bool e5);
+
+static void case_quant(int rows, int n, int pad, int warps, bool f8)
+{
+	const char *kernel = f8 ? "quant_f8" : "quant_i8";
+	if (!want(kernel))
+		return;
+	Case c;
+	int block = next_pow2(n), stride = n + pad;
+	start(&c, "%s rows=%d n=%d stride=%d BLOCK=%d warps=%d", kernel, rows, n, stride, block, warps);
+	size_t total = (size_t)rows * stride;
+	uint16_t *x = xmalloc(2 * total);
+	uint8_t *q = xmalloc(total), *wq = xmalloc(total);
+	float *sc = xmalloc(4 * (size_t)rows), *wsc = xmalloc(4 * (size_t)rows);
+	fill_f16(x, total, -3, 3);
+	for (int j = 0; j < n; j++)
+		x[(size_t)(rows / 2) * stride + j] = j % 2 ? 0x8000 : 0; /* +-0 */
+	float lim = f8 ? 448.0f : 127.0f;
+	for (int r = 0; r < rows; r++) {
+		float amax = 0;
+		for (int j = 0; j < n; j++)
+			amax = fmaxf(amax, fabsf(half_to_f32(x[(size_t)r * stride + j])));
+		float inv = amax > 0 ? lim / amax : 0;
+		wsc[r] = amax / lim;
+		for (int j = 0; j < stride; j++) {
+			float v = half_to_f32(x[(size_t)r * stride + j]) * inv;
+			wq[(size_t)r * stride + j] = j >= n ? 0 : f8 ? (uint8_t)f8_host_code(v, false)
+			                                           : (uint8_t)(int8_t)fminf(fmaxf(rintf(v), -127), 127);
+		}
+	}
+	Buf bufs[] = {{q, total, OUT}, {sc, 4 * (size_t)rows, OUT}, {x, 2 * total, IN}};
+	Launch l = {.file = "quant.tile", .kernel = kernel, .defs = {{"BLOCK", block}}, .ndefs = 1, .num_warps = warps,
+	            .grid = (unsigned)rows, .args = {ABUF(0), ABUF(1), ABUF(2), AI32(n), AI32(stride), AI32(stride)},
+	            .nargs = 6, .bufs = bufs, .nbufs = 3};
+	void *ir[3] = {NULL, NULL, NULL};
+	if (run_both(&c, &l, total <= (1 << 16), ir)) {
+		for (int s = 0; s < 2; s++) {
+			const uint8_t *rq = s ? ir[0] : q;
+			const float *rs = s ? ir[1] : sc;
+			if (!rq)
+				continue;
+			for (int r = 0; r < rows && !c.failed; r++) {
+				if (memcmp(&rs[r], &wsc[r], 4) != 0)
+					fail(&c, "%s: row %d scale %a, want %a", s ? "interpreter" : "GPU", r, (double)rs[r],
+					     (double)wsc[r]);
+				for (int j = 0; j < n && !c.failed; j++)
+					if (rq[(size_t)r * stride + j] != wq[(size_t)r * stride + j])
+						fail(&c, "%s: q[%d][%d] = 0x%02x, want 0x%02x (x = %a)", s ? "interpreter" : "GPU", r,
+						     j, rq[(size_t)r * stride + j], wq[(size_t)r * stride + j],
+						     (double)half_to_f32(x[(size_t)r * stride + j]));
+			}
+		}
+	}
+	finish(&c, true);
+	free_results(ir, 3);
+	free(x), free(q), free(wq), free(sc), free(wsc);
 }
 
 /*
@@ -2943,10 +3170,22 @@ static void run_all(void)
 	for (size_t i = 0; i < sizeof va / sizeof va[0]; i++)
 		if (large || va[i] < (1 << 20))
 			case_vector_add(va[i]);
-	for (int f = 0; f < 4; f++) { /* sin, cos, tanh, erf */
+	for (int f = 0; f < 6; f++) { /* sin, cos, tanh, erf, log1p, expm1 */
 		case_math(f, 4096, true);
 		if (large)
 			case_math(f, 1 << 22, false);
+	}
+	case_pow(4096, true);
+	if (large)
+		case_pow(1 << 22, false);
+	case_rounding(5000);
+	if (large)
+		case_rounding(1 << 22);
+	for (int f8 = 0; f8 < 2; f8++) {
+		case_quant(5, 1000, 24, 4, f8);
+		case_quant(3, 64, 0, 1, f8);
+		if (large)
+			case_quant(4096, 8192, 0, 8, f8);
 	}
 	case_random(5000, 12345);
 	case_random(3000, -7);
