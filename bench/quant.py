@@ -36,10 +36,13 @@ REPS = 50
 def torch_quant(x):
     v = x.float()
     amax = v.abs().amax(1, keepdim=True)
-    inv = torch.where(amax > 0, LIM / amax, torch.zeros_like(amax))
+    # tensor by tensor: torch divides by a Python number (and a Python number by a tensor) through its
+    # reciprocal, two roundings; the kernels divide once, as IEEE division does
+    lim = torch.full_like(amax, LIM)
+    inv = torch.where(amax > 0, lim / amax, torch.zeros_like(amax))
     y = v * inv
     q = y.to(QTYPE) if F8 else y.round().clamp(-127, 127).to(torch.int8)
-    return q, (amax / LIM).squeeze(1)
+    return q, (amax / lim).squeeze(1)
 
 
 class Problem:

@@ -83,6 +83,7 @@ void pass_layout(Func *f);    /* distributed layouts + convert_layout where need
 void pass_fuse(Func *f);      /* keep element-wise chains in their producer's layout */
 void pass_smem(Func *f, int limit_bytes); /* shared-memory plan */
 void pass_axis(Func *f);      /* contiguity / divisibility / constancy analysis */
+int axis_access_vec(Func *f, ValId ptr, ValId mask, int eb, int most); /* elements one access moves */
 void pass_pipeline(Func *f);  /* cp.async software pipelining of the loads feeding mma dots */
 void pass_prefetch(Func *f);  /* loads in loops issued one iteration ahead (register double-buffering) */
 void pass_strength(Func *f);  /* dot operands' pointer tiles stepped across iterations, not recomputed */

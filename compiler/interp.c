@@ -228,7 +228,7 @@ static double fbinary(int code, int e, double a, double b)
 	case OP_SUB: r = x - y; break;
 	case OP_MUL: r = x * y; break;
 	case OP_DIV: r = x / y; break;
-	case OP_POW: r = powf(x, y); break;
+	case OP_POW: r = (float)pow(x, y); break; /* in double, rounded once, as the GPU's */
 	default: r = fmodf(x, y); break;
 	}
 	return round_to(e, r);

@@ -24,30 +24,10 @@
 
 #include "cg.h"
 
-static int floor_pow2(int x)
-{
-	int p = 1;
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 /* Registers per access for a tensor of layout l (NULL: scalar). */
 static int vec_width(Cg *c, const Layout *l, ValId ptr, ValId mask, int eb)
 {
-	if (!l)
-		return 1;
-	int v = cg_reg_vec(l, eb);
-	Value *p = val(c->f, ptr);
-	v = v < p->contig ? v : floor_pow2(p->contig > 0 ? p->contig : 1);
-	while (v > 1 && (p->divis <= 0 || p->divis % (v * eb) != 0))
-		v /= 2;
-	if (mask) {
-		int k2 = val(c->f, mask)->constancy;
-		while (v > 1 && (k2 <= 0 || k2 % v != 0))
-			v /= 2;
-	}
-	return v;
+	return l ? axis_access_vec(c->f, ptr, mask, eb, cg_reg_vec(l, eb)) : 1;
 }
 
 static LLVMValueRef and_pred(Cg *c, LLVMValueRef a, LLVMValueRef b)

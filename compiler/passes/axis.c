@@ -342,6 +342,26 @@ static void axis_block(Func *f, Block *b)
 	}
 }
 
+/*
+ * How many consecutive elements of eb bytes one access through ptr may
+ * move (Triton's rule): the largest power of two, at most `most` and 16
+ * bytes, that the pointers run contiguous for and are aligned to and that
+ * the mask (0: none) is constant over.
+ */
+int axis_access_vec(Func *f, ValId ptr, ValId mask, int eb, int most)
+{
+	const Value *p = val(f, ptr);
+	int v = 1;
+	while (v * 2 <= most && v * 2 * eb <= 16 && v * 2 <= p->contig)
+		v *= 2;
+	while (v > 1 && (p->divis <= 0 || p->divis % (v * eb) != 0))
+		v /= 2;
+	int k = mask ? val(f, mask)->constancy : v;
+	while (v > 1 && (k <= 0 || k % v != 0))
+		v /= 2;
+	return v;
+}
+
 void pass_axis(Func *f)
 {
 	for (int i = 0; i < f->entry->nargs; i++)

@@ -5,8 +5,9 @@
  *
  * Anchors fix layouts where the hardware cares: a load, store or atomic
  * wants the blocked default for its shape with 16-byte vectors of its
- * element along the last dim (except a small 1-D load: small_load); a dot computes its accumulator in the blocked
- * default and reads its operands in dot_a/dot_b of it, or, for inputs that
+ * element along the last dim (or one run for all the accesses of a shape
+ * where none can move more: access_vecs; a small 1-D load wants none:
+ * small_load); a dot computes its accumulator in the blocked default and reads its operands in dot_a/dot_b of it, or, for inputs that
  * fit mma.sync (layout_mma_kind: f16/bf16, f32 with allow_tf32, i8), in the
  * tensor-core layouts layout_mma_acc and layout_mma_operand.  Chained dots
  * (one's result reaches another's operand, in one block, through pure ops:
@@ -43,8 +44,16 @@ typedef struct Cvt {
 
 enum { MAX_CHAINED = 16, CHAIN_BUDGET = 64 };
 
+/* Among the loads and stores of one shape: the widest access the axis facts allow, the shortest default run. */
+typedef struct ShapeVec {
+	Type t;
+	int widest, least;
+} ShapeVec;
+
 typedef struct LayoutPass {
 	Func *f;
+	ShapeVec *vecs; /* access_vecs */
+	int nvecs, capvecs;
 	bool changed;
 	Cvt *cvts; /* converts made so far, reused for the same (value, layout) */
 	int ncvts, capcvts;
@@ -94,12 +103,78 @@ static void check_per_thread(Func *f, Type t, Loc loc)
 		         (long long)type_numel(t), f->num_warps, MAX_PER_THREAD);
 }
 
-static int blocked(LayoutPass *p, Type t, ElemKind e, Loc loc)
+static int blocked_vec(LayoutPass *p, Type t, int vec, Loc loc)
 {
 	Func *f = p->f;
 	check_per_thread(f, t, loc);
-	Layout l = layout_blocked(t.rank, t.shape, f->num_warps, default_vec(t, e));
+	Layout l = layout_blocked(t.rank, t.shape, f->num_warps, vec);
 	return layout_add(f, &l);
+}
+
+static int blocked(LayoutPass *p, Type t, ElemKind e, Loc loc)
+{
+	return blocked_vec(p, t, default_vec(t, e), loc);
+}
+
+static bool same_shape(Type a, Type b)
+{
+	if (a.rank != b.rank)
+		return false;
+	for (int i = 0; i < a.rank; i++)
+		if (a.shape[i] != b.shape[i])
+			return false;
+	return true;
+}
+
+static ShapeVec *shape_vec(LayoutPass *p, Type t)
+{
+	for (int i = 0; i < p->nvecs; i++)
+		if (same_shape(p->vecs[i].t, t))
+			return &p->vecs[i];
+	if (p->nvecs >= p->capvecs)
+		p->vecs = arena_grow(p->f->arena, p->vecs, &p->capvecs, p->nvecs + 1, sizeof(ShapeVec));
+	p->vecs[p->nvecs] = (ShapeVec){t, 1, 16};
+	return &p->vecs[p->nvecs++];
+}
+
+/*
+ * For each shape of the tensor loads and stores, the widest access the axis
+ * facts allow among them (an atomic counts its default) and the shortest
+ * of their 16-byte default runs.  Where no access is wider than that
+ * shortest run, all of them take it, a layout in common, and no access
+ * moves fewer elements for it: quant.tile's f16 loads and i8 stores, one
+ * element at a time at a row length of 1000, run 8 elements a thread
+ * instead of crossing shared memory between 8 f16 and 16 i8 that neither
+ * access uses.  Aligned, the i8 stores move 16 bytes and keep 16.
+ */
+static void access_vecs(LayoutPass *p, Block *b)
+{
+	Func *f = p->f;
+	for (Op *op = b->first; op; op = op->next) {
+		for (int i = 0; i < op->nblocks; i++)
+			if (op->blocks[i])
+				access_vecs(p, op->blocks[i]);
+		int mi = ir_mask_index(op->code);
+		if (mi < 0 || !is_tensor(f, op->opnds[0]))
+			continue;
+		Type t = vtype(f, op->opnds[0]);
+		int d = default_vec(t, t.pointee);
+		ValId mask = op->nopnds > mi ? op->opnds[mi] : 0;
+		int a = ir_is_atomic(op->code) ? d : axis_access_vec(f, op->opnds[0], mask, elem_bytes(t.pointee), d);
+		ShapeVec *sv = shape_vec(p, t);
+		if (a > sv->widest)
+			sv->widest = a;
+		if (d < sv->least)
+			sv->least = d;
+	}
+}
+
+/* A memory op's blocked layout: its default run, or its shape's common one (access_vecs). */
+static int blocked_access(LayoutPass *p, Type t, Loc loc)
+{
+	ShapeVec *sv = shape_vec(p, t);
+	int v = sv->widest <= sv->least ? sv->least : default_vec(t, t.pointee);
+	return blocked_vec(p, t, v, loc);
 }
 
 /* Values that are not anchored or implied get the default of a 32-bit tile. */
@@ -215,7 +290,7 @@ static int anchor(LayoutPass *p, Op *op)
 		return -1;
 	if (ir_mask_index(op->code) >= 0) {
 		Type t = vtype(f, op->opnds[0]);
-		return t.rank ? blocked(p, t, t.pointee, op->loc) : -1;
+		return t.rank ? blocked_access(p, t, op->loc) : -1;
 	}
 	if (op->code == OP_DOT) {
 		Type t = vtype(f, op->res[0]);
@@ -601,6 +676,7 @@ void pass_layout(Func *f)
 {
 	LayoutPass p = {.f = f};
 	find_chains(&p, f->entry);
+	access_vecs(&p, f->entry);
 	do {
 		p.changed = false;
 		forward_block(&p, f->entry);

@@ -634,7 +634,7 @@ static void case_math(int f, int n, bool small)
 		else
 			printf("  %s: at most %.3f ulp over %d inputs (at %a)\n", names[f], worst, n, at < 0 ? 0.0 : (double)x[at]);
 		if (small && ir[0])
-			agree(&c, "out", out, ir[0], F32, (size_t)n, 0, 3 * 0x1p-24 + 0x1p-126);
+			agree(&c, "out", out, ir[0], F32, (size_t)n, 0x1p-21, 0x1p-126);
 	}
 	finish(&c, true);
 	free_results(ir, 2);
@@ -646,7 +646,7 @@ static void case_math(int f, int n, bool small)
  * (docs/language.md promises 1): x of random bits (positive, and negative
  * with integer y), y such that x^y spans the f32 range and past it, then
  * every pair of the special values of C's pow (checked exactly against
- * libm's powf, NaN for NaN).
+ * libm's pow in double rounded to f32, NaN for NaN).
  */
 static const char *pow_src =
 	"kernel pows(o: *f32, x: *f32, y: *f32, n: i32) {\n"
@@ -695,7 +695,9 @@ static void case_pow(int n, bool small)
 		int at = -1;
 		for (int i = 0; i < n && !c.failed; i++) {
 			if (i < ns * ns) {
-				float w = powf(x[i], y[i]);
+				/* libm's powf is not always correctly rounded (pow(-149.5, 3), a tie, comes
+				 * out an ulp off); these results are exact in double or special */
+				float w = (float)pow(x[i], y[i]);
 				if (!(memcmp(&w, &out[i], 4) == 0 || (isnan(w) && isnan(out[i]))))
 					fail(&c, "pow(%a, %a) = %a, want %a", (double)x[i], (double)y[i], (double)out[i], (double)w);
 				continue;
@@ -713,7 +715,7 @@ static void case_pow(int n, bool small)
 			printf("  pow: at most %.3f ulp over %d inputs (at %a, %a); %d special pairs exact\n", worst, n,
 			       at < 0 ? 0.0 : (double)x[at], at < 0 ? 0.0 : (double)y[at], ns * ns);
 		if (small && ir[0])
-			agree(&c, "out", out, ir[0], F32, (size_t)n, 0, 2 * 0x1p-24 + 0x1p-126);
+			agree(&c, "out", out, ir[0], F32, (size_t)n, 0x1p-21, 0x1p-126);
 	}
 	finish(&c, true);
 	free_results(ir, 3);

@@ -192,8 +192,8 @@ static void test_maths(int opt, float *o, uint16_t *oh)
 /*
  * The rounding functions folded (constants) and computed (f = 1 at run
  * time): trunc toward 0, rint to even, round away from 0 at the halves;
- * log1p, expm1 and pow as libm's f32 ones, pow's special values as C's;
- * isnan, isinf, isfinite; fdiv, sqrt_rn; softmax of a 2 x 4 tile along
+ * log1p and expm1 as libm's f32 ones, pow as its double one rounded to
+ * f32, pow's special values as C's; isnan, isinf, isfinite; fdiv, sqrt_rn; softmax of a 2 x 4 tile along
  * each axis (each column and each row sums to 1).
  */
 static const char *maths2 =
