@@ -44,7 +44,9 @@ HM = "M=16,N=16,K=16,stride_am=16,stride_bk=16,stride_cm=16,stride_ak=1,stride_b
 LARGER = {("dsl_examples/attention_causal.tile:attention_causal --hints n_ctx=16,stride_h=16,stride_t=16",
            "sm_90"): 128,
           ("tests/ir/strength.tile:tile_stride", "sm_90"): 128,
-          ("tests/ir/strength.tile:tile_stride", "sm_90a"): 128}
+          ("tests/ir/strength.tile:tile_stride", "sm_90a"): 128,
+          ("dsl_examples/layernorm_backward.tile:layernorm_backward_locked", "sm_90"): 128,
+          ("dsl_examples/layernorm_backward.tile:layernorm_backward_locked", "sm_90a"): 128}
 # (file, kernel, extra tilec arguments): the configurations bench.py and gpu_test use,
 # and the f16 kernels of tests/codegen/llvm-passes.tile with 128-bit accesses
 EXAMPLES = [

@@ -48,12 +48,15 @@ enum { MAX_CHAINED = 16, CHAIN_BUDGET = 64 };
 typedef struct ShapeVec {
 	Type t;
 	int widest, least;
+	bool stores;
 } ShapeVec;
 
 typedef struct LayoutPass {
 	Func *f;
 	ShapeVec *vecs; /* access_vecs */
 	int nvecs, capvecs;
+	Op **operands;  /* loads behind dot operands, which access_vecs leaves out */
+	int noperands, capoperands;
 	bool changed;
 	Cvt *cvts; /* converts made so far, reused for the same (value, layout) */
 	int ncvts, capcvts;
@@ -133,7 +136,7 @@ static ShapeVec *shape_vec(LayoutPass *p, Type t)
 			return &p->vecs[i];
 	if (p->nvecs >= p->capvecs)
 		p->vecs = arena_grow(p->f->arena, p->vecs, &p->capvecs, p->nvecs + 1, sizeof(ShapeVec));
-	p->vecs[p->nvecs] = (ShapeVec){t, 1, 16};
+	p->vecs[p->nvecs] = (ShapeVec){t, 1, 16, false};
 	return &p->vecs[p->nvecs++];
 }
 
@@ -141,12 +144,47 @@ static ShapeVec *shape_vec(LayoutPass *p, Type t)
  * For each shape of the tensor loads and stores, the widest access the axis
  * facts allow among them (an atomic counts its default) and the shortest
  * of their 16-byte default runs.  Where no access is wider than that
- * shortest run, all of them take it, a layout in common, and no access
- * moves fewer elements for it: quant.tile's f16 loads and i8 stores, one
- * element at a time at a row length of 1000, run 8 elements a thread
- * instead of crossing shared memory between 8 f16 and 16 i8 that neither
- * access uses.  Aligned, the i8 stores move 16 bytes and keep 16.
+ * shortest run, all of them take one run, a layout in common, and no access
+ * moves fewer elements for it: with a store among them the widest access
+ * itself (Triton's Coalesce), since a store one element at a time from a
+ * run of k a thread writes each 32-byte sector in k pieces, where
+ * consecutive lanes on consecutive elements write it whole (quant.tile at
+ * a row length of 1000: 2.8 times the L2 write sectors, 0.65 of Triton's
+ * GB/s); otherwise (loads, which L1 gathers) the shortest default.
+ * Aligned, quant's f16 loads move 16 bytes, its i8 stores 16, and both
+ * keep their own.  A load behind a dot operand is left out and keeps its
+ * own: it crosses shared memory to the operand's layout anyway, and
+ * linear_i8's 128 x 128 i8 tiles one element at a time spill.
  */
+static bool is_operand(LayoutPass *p, const Op *op)
+{
+	for (int i = 0; i < p->noperands; i++)
+		if (p->operands[i] == op)
+			return true;
+	return false;
+}
+
+/* Records the loads that dot operands come from, through trans, casts and bitcasts. */
+static void find_operands(LayoutPass *p, Block *b)
+{
+	Func *f = p->f;
+	for (Op *op = b->first; op; op = op->next) {
+		for (int i = 0; i < op->nblocks; i++)
+			if (op->blocks[i])
+				find_operands(p, op->blocks[i]);
+		for (int k = 0; op->code == OP_DOT && k < 2; k++) {
+			Op *d = val(f, op->opnds[k])->def;
+			while (d && (d->code == OP_TRANS || d->code == OP_CAST || d->code == OP_BITCAST))
+				d = val(f, d->opnds[0])->def;
+			if (!d || d->code != OP_LOAD || is_operand(p, d))
+				continue;
+			if (p->noperands >= p->capoperands)
+				p->operands = arena_grow(f->arena, p->operands, &p->capoperands, p->noperands + 1, sizeof(Op *));
+			p->operands[p->noperands++] = d;
+		}
+	}
+}
+
 static void access_vecs(LayoutPass *p, Block *b)
 {
 	Func *f = p->f;
@@ -155,7 +193,7 @@ static void access_vecs(LayoutPass *p, Block *b)
 			if (op->blocks[i])
 				access_vecs(p, op->blocks[i]);
 		int mi = ir_mask_index(op->code);
-		if (mi < 0 || !is_tensor(f, op->opnds[0]))
+		if (mi < 0 || !is_tensor(f, op->opnds[0]) || is_operand(p, op))
 			continue;
 		Type t = vtype(f, op->opnds[0]);
 		int d = default_vec(t, t.pointee);
@@ -166,14 +204,17 @@ static void access_vecs(LayoutPass *p, Block *b)
 			sv->widest = a;
 		if (d < sv->least)
 			sv->least = d;
+		sv->stores |= op->code == OP_STORE;
 	}
 }
 
 /* A memory op's blocked layout: its default run, or its shape's common one (access_vecs). */
-static int blocked_access(LayoutPass *p, Type t, Loc loc)
+static int blocked_access(LayoutPass *p, Op *op, Type t, Loc loc)
 {
+	if (is_operand(p, op))
+		return blocked(p, t, t.pointee, loc);
 	ShapeVec *sv = shape_vec(p, t);
-	int v = sv->widest <= sv->least ? sv->least : default_vec(t, t.pointee);
+	int v = sv->widest > sv->least ? default_vec(t, t.pointee) : sv->stores ? sv->widest : sv->least;
 	return blocked_vec(p, t, v, loc);
 }
 
@@ -290,7 +331,7 @@ static int anchor(LayoutPass *p, Op *op)
 		return -1;
 	if (ir_mask_index(op->code) >= 0) {
 		Type t = vtype(f, op->opnds[0]);
-		return t.rank ? blocked_access(p, t, op->loc) : -1;
+		return t.rank ? blocked_access(p, op, t, op->loc) : -1;
 	}
 	if (op->code == OP_DOT) {
 		Type t = vtype(f, op->res[0]);
@@ -676,6 +717,7 @@ void pass_layout(Func *f)
 {
 	LayoutPass p = {.f = f};
 	find_chains(&p, f->entry);
+	find_operands(&p, f->entry);
 	access_vecs(&p, f->entry);
 	do {
 		p.changed = false;
