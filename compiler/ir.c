@@ -54,16 +54,21 @@ Type type_with_elem(Type t, ElemKind e)
 	return t;
 }
 
-bool type_eq(Type a, Type b)
+bool type_same_shape(Type a, Type b)
 {
-	if (a.elem != b.elem || a.rank != b.rank)
-		return false;
-	if (a.elem == TY_PTR && a.pointee != b.pointee)
+	if (a.rank != b.rank)
 		return false;
 	for (int i = 0; i < a.rank; i++)
 		if (a.shape[i] != b.shape[i])
 			return false;
 	return true;
+}
+
+bool type_eq(Type a, Type b)
+{
+	if (a.elem != b.elem || (a.elem == TY_PTR && a.pointee != b.pointee))
+		return false;
+	return type_same_shape(a, b);
 }
 
 int64_t type_numel(Type t)

@@ -174,6 +174,7 @@ Type type_ptr(ElemKind pointee);
 Type type_tensor(ElemKind e, int rank, const int32_t *shape);
 Type type_with_elem(Type t, ElemKind e); /* same shape, other element */
 bool type_eq(Type a, Type b);
+bool type_same_shape(Type a, Type b); /* rank and dims, any element type */
 int64_t type_numel(Type t);
 int elem_bytes(ElemKind e);               /* TY_PTR: 8; TY_I1: 1 */
 bool elem_is_float(ElemKind e);           /* f16 bf16 f32 f64: not the fp8 types */

@@ -46,16 +46,6 @@ static const char *unsupported(Func *f, Op *op, ElemKind e)
 	return arena_printf(f->arena, "%s does not support %s", op_info[op->code].text, elem_name(e));
 }
 
-static bool same_shape(Type a, Type b)
-{
-	if (a.rank != b.rank)
-		return false;
-	for (int i = 0; i < a.rank; i++)
-		if (a.shape[i] != b.shape[i])
-			return false;
-	return true;
-}
-
 /* ---- operand and result counts ---- */
 
 static const char *check_counts(Func *f, Op *op)
@@ -95,7 +85,7 @@ static const char *check_eltwise(Func *f, Op *op)
 {
 	Type r = vtype(f, op->res[0]);
 	for (int i = 0; i < op->nopnds; i++)
-		if (!same_shape(vtype(f, op->opnds[i]), r))
+		if (!type_same_shape(vtype(f, op->opnds[i]), r))
 			return arena_printf(f->arena, "operand %d has type %s, the result %s: shapes differ", i,
 					    tstr(f, vtype(f, op->opnds[i])), tstr(f, r));
 	Type a = vtype(f, op->opnds[0]);
@@ -246,7 +236,7 @@ static const char *check_memory(Func *f, Op *op)
 		return unsupported(f, op, data.elem);
 	if (op->nopnds > mask) {
 		Type m = vtype(f, op->opnds[mask]);
-		if (m.elem != TY_I1 || !same_shape(m, p))
+		if (m.elem != TY_I1 || !type_same_shape(m, p))
 			return "mask is not i1 of the pointer's shape";
 	}
 	if (op->code == OP_LOAD && op->nopnds == 3 && !type_eq(vtype(f, op->opnds[2]), data))
@@ -310,7 +300,7 @@ static const char *check_gather(Func *f, Op *op)
 		if (d != ax && idx.shape[d] != src.shape[d])
 			return arena_printf(f->arena, "index is %s, source %s: they differ off axis %lld", tstr(f, idx),
 					    tstr(f, src), (long long)ax);
-	if (r.elem != src.elem || (r.elem == TY_PTR && r.pointee != src.pointee) || !same_shape(r, idx))
+	if (r.elem != src.elem || (r.elem == TY_PTR && r.pointee != src.pointee) || !type_same_shape(r, idx))
 		return "result is not the source's elements in the index's shape";
 	return NULL;
 }
@@ -334,7 +324,7 @@ static const char *check_combine(Func *f, Op *op)
 		return op->code == OP_REDUCE ? "reduce has no reverse" : "reverse must be 0 or 1";
 	for (int i = 0; i < op->nopnds; i++) {
 		Type t = vtype(f, op->opnds[i]), r = vtype(f, op->res[i]);
-		if (!same_shape(t, a))
+		if (!type_same_shape(t, a))
 			return arena_printf(f->arena, "operand %d is %s, operand 0 %s: shapes differ", i, tstr(f, t),
 					    tstr(f, a));
 		if (t.elem == TY_PTR || t.elem == TY_VOID || elem_is_f8(t.elem))

@@ -7,8 +7,9 @@
  * wants the blocked default for its shape with 16-byte vectors of its
  * element along the last dim (or one run for all the accesses of a shape
  * where none can move more: access_vecs; a small 1-D load wants none:
- * small_load); a dot computes its accumulator in the blocked default and reads its operands in dot_a/dot_b of it, or, for inputs that
- * fit mma.sync (layout_mma_kind: f16/bf16, f32 with allow_tf32, i8), in the
+ * small_load); a dot computes its accumulator in the blocked default and
+ * reads its operands in dot_a/dot_b of it, or, for inputs that fit
+ * mma.sync (layout_mma_kind: f16/bf16, f32 with allow_tf32, i8), in the
  * tensor-core layouts layout_mma_acc and layout_mma_operand.  Chained dots
  * (one's result reaches another's operand, in one block, through pure ops:
  * attention's Q K^T, softmax, P V) take layout_mma_acc_rows, warps along
@@ -119,20 +120,10 @@ static int blocked(LayoutPass *p, Type t, ElemKind e, Loc loc)
 	return blocked_vec(p, t, default_vec(t, e), loc);
 }
 
-static bool same_shape(Type a, Type b)
-{
-	if (a.rank != b.rank)
-		return false;
-	for (int i = 0; i < a.rank; i++)
-		if (a.shape[i] != b.shape[i])
-			return false;
-	return true;
-}
-
 static ShapeVec *shape_vec(LayoutPass *p, Type t)
 {
 	for (int i = 0; i < p->nvecs; i++)
-		if (same_shape(p->vecs[i].t, t))
+		if (type_same_shape(p->vecs[i].t, t))
 			return &p->vecs[i];
 	if (p->nvecs >= p->capvecs)
 		p->vecs = arena_grow(p->f->arena, p->vecs, &p->capvecs, p->nvecs + 1, sizeof(ShapeVec));
@@ -140,22 +131,6 @@ static ShapeVec *shape_vec(LayoutPass *p, Type t)
 	return &p->vecs[p->nvecs++];
 }
 
-/*
- * For each shape of the tensor loads and stores, the widest access the axis
- * facts allow among them (an atomic counts its default) and the shortest
- * of their 16-byte default runs.  Where no access is wider than that
- * shortest run, all of them take one run, a layout in common, and no access
- * moves fewer elements for it: with a store among them the widest access
- * itself (Triton's Coalesce), since a store one element at a time from a
- * run of k a thread writes each 32-byte sector in k pieces, where
- * consecutive lanes on consecutive elements write it whole (quant.tile at
- * a row length of 1000: 2.8 times the L2 write sectors, 0.65 of Triton's
- * GB/s); otherwise (loads, which L1 gathers) the shortest default.
- * Aligned, quant's f16 loads move 16 bytes, its i8 stores 16, and both
- * keep their own.  A load behind a dot operand is left out and keeps its
- * own: it crosses shared memory to the operand's layout anyway, and
- * linear_i8's 128 x 128 i8 tiles one element at a time spill.
- */
 static bool is_operand(LayoutPass *p, const Op *op)
 {
 	for (int i = 0; i < p->noperands; i++)
@@ -185,6 +160,22 @@ static void find_operands(LayoutPass *p, Block *b)
 	}
 }
 
+/*
+ * For each shape of the tensor loads and stores, the widest access the axis
+ * facts allow among them (an atomic counts its default) and the shortest
+ * of their 16-byte default runs.  Where no access is wider than that
+ * shortest run, all of them take one run, a layout in common, and no access
+ * moves fewer elements for it: with a store among them the widest access
+ * itself (Triton's Coalesce), since a store one element at a time from a
+ * run of k a thread writes each 32-byte sector in k pieces, where
+ * consecutive lanes on consecutive elements write it whole (quant.tile at
+ * a row length of 1000: 2.8 times the L2 write sectors, 0.65 of Triton's
+ * GB/s); otherwise (loads, which L1 gathers) the shortest default.
+ * Aligned, quant's f16 loads move 16 bytes, its i8 stores 16, and both
+ * keep their own.  A load behind a dot operand is left out and keeps its
+ * own: it crosses shared memory to the operand's layout anyway, and
+ * linear_i8's 128 x 128 i8 tiles one element at a time spill.
+ */
 static void access_vecs(LayoutPass *p, Block *b)
 {
 	Func *f = p->f;
