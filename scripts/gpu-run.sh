@@ -167,7 +167,7 @@ echo "=== bundle: $BUNDLE: $(cd "$BUNDLE" 2>&1 && echo ./*)"
 rm -f "$OUT"/gpu_test.log "$OUT"/sanitizer.log "$OUT"/ptxas.log "$OUT"/bench.log
 echo "GPU: $gpu" > "$OUT/gpu_test.log"
 
-step gpu_test 380 bash -c 'set -o pipefail; "$0" --examples dsl_examples && echo "=== again for sm_90" &&
+step gpu_test 430 bash -c 'set -o pipefail; "$0" --examples dsl_examples && echo "=== again for sm_90" &&
 	"$0" --examples dsl_examples --arch sm_90 --no-large --no-interp &&
 	echo "=== random kernels: tests/diff/gen.py --count 400 --seed 1, diff_test" && d=$(mktemp -d) &&
 	python3 tests/diff/gen.py "$d" --count 400 --seed 1 > /dev/null &&
