@@ -863,7 +863,11 @@ static Rv sigmoid(L *l, Node *call)
 	return binary(l, call->loc, TK_SLASH, one, den);
 }
 
-/* pow(x, y): x^y on floats, broadcasting, as C's pow (special values included) */
+/*
+ * pow(x, y): x^y on floats, broadcasting, as C's pow (special values
+ * included); computed in f32 (integers: pow(2, 3), as in Triton) and
+ * rounded to the operands' type.
+ */
 static Rv pow_call(L *l, Node *call)
 {
 	static const char *const names[] = {"x", "y", NULL};
@@ -875,14 +879,14 @@ static Rv pow_call(L *l, Node *call)
 	if (tx.elem == TY_PTR || ty_.elem == TY_PTR || tx.elem == TY_I1 || ty_.elem == TY_I1)
 		error_at(l->d, call->loc, "'pow' needs numbers, got %s and %s", tstr(l, tx), tstr(l, ty_));
 	ElemKind e = promote(tx, x.weak, ty_, y.weak);
-	if (!elem_is_float(e))
-		e = TY_F32; /* pow(2, 3): integers are raised in f32, as in Triton */
 	if (e == TY_F64)
 		error_at(l->d, call->loc, "'pow' of f64 is not supported (the GPU has no f64 pow); cast to f32");
-	unify(l, call->loc, &x, &y, e);
+	/* in f32, f16 and bf16 too: pow(h, 2049) must not round its exponent to 2048 first */
+	unify(l, call->loc, &x, &y, TY_F32);
 	l->b.loc = call->loc;
 	ValId ops[2] = {x.v, y.v};
-	return rv(emit(l, OP_POW, ty(l, x.v), ops, 2), x.weak && y.weak);
+	ValId r = emit(l, OP_POW, ty(l, x.v), ops, 2);
+	return rv(elem_is_float(e) && e != TY_F32 ? cast_to(l, r, e) : r, x.weak && y.weak);
 }
 
 /* isnan, isinf, isfinite: an i1 of x's shape; x != x, |x| == inf, |x| < inf */

@@ -49,7 +49,7 @@ enum { MAX_CHAINED = 16, CHAIN_BUDGET = 64 };
 typedef struct ShapeVec {
 	Type t;
 	int widest, least;
-	bool stores;
+	int stores; /* the widest store, 0 if none */
 } ShapeVec;
 
 typedef struct LayoutPass {
@@ -127,7 +127,7 @@ static ShapeVec *shape_vec(LayoutPass *p, Type t)
 			return &p->vecs[i];
 	if (p->nvecs >= p->capvecs)
 		p->vecs = arena_grow(p->f->arena, p->vecs, &p->capvecs, p->nvecs + 1, sizeof(ShapeVec));
-	p->vecs[p->nvecs] = (ShapeVec){t, 1, 16, false};
+	p->vecs[p->nvecs] = (ShapeVec){t, 1, 16, 0};
 	return &p->vecs[p->nvecs++];
 }
 
@@ -164,18 +164,21 @@ static void find_operands(LayoutPass *p, Block *b)
  * For each shape of the tensor loads and stores, the widest access the axis
  * facts allow among them (an atomic counts its default) and the shortest
  * of their 16-byte default runs.  Where no access is wider than that
- * shortest run, all of them take one run, a layout in common, and no access
- * moves fewer elements for it: with a store among them the widest access
- * itself (Triton's Coalesce), since a store one element at a time from a
- * run of k a thread writes each 32-byte sector in k pieces, where
- * consecutive lanes on consecutive elements write it whole (quant.tile at
- * a row length of 1000: 2.8 times the L2 write sectors, 0.65 of Triton's
- * GB/s); otherwise (loads, which L1 gathers) the shortest default.
- * Aligned, quant's f16 loads move 16 bytes, its i8 stores 16, and both
- * keep their own.  A load behind a dot operand is left out and keeps its
- * own: it crosses shared memory to the operand's layout anyway, and
- * linear_i8's 128 x 128 i8 tiles one element at a time spill.
+ * shortest run, all of them take one run, a layout in common: with a store
+ * among them the widest store access itself (as Triton's Coalesce sizes a
+ * store), since a store one element at a time from a run of k a thread
+ * writes each 32-byte sector in k pieces, where consecutive lanes on
+ * consecutive elements write it whole (quant.tile at a row length of 1000:
+ * 2.8 times the L2 write sectors, 0.65 of Triton's GB/s); otherwise
+ * (loads, which L1 gathers) the shortest default, which no access is
+ * wider than.  Aligned, quant's f16 loads move 16 bytes, its i8 stores 16,
+ * and both keep their own.  Left out, keeping their own: a load behind a
+ * dot operand (it crosses shared memory to the operand's layout anyway,
+ * and linear_i8's 128 x 128 i8 tiles one element at a time spill), and a
+ * small load, which takes its users' layout.
  */
+static bool small_load(Func *f, const Op *op);
+
 static void access_vecs(LayoutPass *p, Block *b)
 {
 	Func *f = p->f;
@@ -184,7 +187,7 @@ static void access_vecs(LayoutPass *p, Block *b)
 			if (op->blocks[i])
 				access_vecs(p, op->blocks[i]);
 		int mi = ir_mask_index(op->code);
-		if (mi < 0 || !is_tensor(f, op->opnds[0]) || is_operand(p, op))
+		if (mi < 0 || !is_tensor(f, op->opnds[0]) || is_operand(p, op) || small_load(f, op))
 			continue;
 		Type t = vtype(f, op->opnds[0]);
 		int d = default_vec(t, t.pointee);
@@ -195,7 +198,8 @@ static void access_vecs(LayoutPass *p, Block *b)
 			sv->widest = a;
 		if (d < sv->least)
 			sv->least = d;
-		sv->stores |= op->code == OP_STORE;
+		if (op->code == OP_STORE && a > sv->stores)
+			sv->stores = a;
 	}
 }
 
@@ -205,8 +209,8 @@ static int blocked_access(LayoutPass *p, Op *op, Type t, Loc loc)
 	if (is_operand(p, op))
 		return blocked(p, t, t.pointee, loc);
 	ShapeVec *sv = shape_vec(p, t);
-	int v = sv->widest > sv->least ? default_vec(t, t.pointee) : sv->stores ? sv->widest : sv->least;
-	return blocked_vec(p, t, v, loc);
+	int d = default_vec(t, t.pointee), v = sv->widest > sv->least ? d : sv->stores ? sv->stores : sv->least;
+	return blocked_vec(p, t, v < d ? v : d, loc);
 }
 
 /* Values that are not anchored or implied get the default of a 32-bit tile. */

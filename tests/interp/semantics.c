@@ -193,8 +193,9 @@ static void test_maths(int opt, float *o, uint16_t *oh)
  * The rounding functions folded (constants) and computed (f = 1 at run
  * time): trunc toward 0, rint to even, round away from 0 at the halves;
  * log1p and expm1 as libm's f32 ones, pow as its double one rounded to
- * f32, pow's special values as C's; isnan, isinf, isfinite; fdiv, sqrt_rn; softmax of a 2 x 4 tile along
- * each axis (each column and each row sums to 1).
+ * f32, pow's special values as C's; isnan, isinf, isfinite; fdiv,
+ * sqrt_rn; softmax of a 2 x 4 tile along each axis (each column and each
+ * row sums to 1); pow of an f16 to an odd power past f16's integers.
  */
 static const char *maths2 =
 	"kernel maths2(o: *f32, ob: *i32, f: f32) {\n"
@@ -223,14 +224,15 @@ static const char *maths2 =
 	"    store(o + 17 + r, softmax(x));\n"
 	"    store(o + 25 + r, softmax(x, dim = 1));\n"
 	"    store(o + 33 + r, softmax(cast(x, f16), 1, ieee_rounding = true));\n"
+	"    store(o + 41, cast(pow(cast(-f, f16), 2049), f32));\n"
 	"}\n";
 
 static void test_maths2(int opt, float *o, int32_t *ob)
 {
 	float want[] = {-2, -2, -3, 3, 4, 1, 0, log1pf(1e-5f), expm1f(-1e-5f), 1024, -8, NAN, 1, INFINITY};
-	ref_poison_f32(o, 41);
+	ref_poison_f32(o, 42);
 	ref_poison_bytes(ob, 4 * 4);
-	KArg k[] = {kbuf(o, 41 * 4), kbuf(ob, 4 * 4), kfloat(1.0)};
+	KArg k[] = {kbuf(o, 42 * 4), kbuf(ob, 4 * 4), kfloat(1.0)};
 	if (!CHECKF(run_text("maths2.tile", maths2, NULL, NULL, 0, opt, k, 3, 1, 1, 1) == 0, "maths2: %s", run_error))
 		return;
 	for (int i = 0; i < 14; i++)
@@ -255,6 +257,8 @@ static void test_maths2(int opt, float *o, int32_t *ob)
 			       "maths2 (opt %d): softmax dim 1 row %d element %d is %g and %g, want %g", opt, i, j,
 			       (double)o[25 + 4 * i + j], (double)o[33 + 4 * i + j], want1);
 		}
+	/* pow(-1 in f16, 2049): the exponent stays odd (computed in f32) */
+	CHECKF(o[41] == -1.0f, "maths2 (opt %d): pow of an f16 to 2049 stored %a, want -1", opt, (double)o[41]);
 }
 
 /*
