@@ -1424,7 +1424,7 @@ int main(void)
 	float oatf[2][128], oscf[2][144];
 	int32_t osc[2][256];
 	uint16_t omh[2][2];
-	float om2[2][41];
+	float om2[2][42];
 	int32_t om2b[2][4];
 	int32_t olp[2][12];
 	float olf[2][32];
