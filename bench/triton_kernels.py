@@ -29,6 +29,9 @@ with Triton as its authors show it:
                W [N, K] (W's tile transposed for the dot), int8 or f8e4m3, with their epilogues.
   rope         not a tutorial: dsl_examples/rope.tile line for line (tl.cos and
                tl.sin: libdevice's cosf and sinf).
+  math         not a tutorial: o = f(x) (or f(x, y)) over a vector, BLOCK 1024, for
+               libdevice's log1p, expm1, pow, atan and atan2 (CUDA's f32 functions),
+               as bench/mathfuncs.py's tilec kernel.
   attention    06-fused-attention.py's forward, non-causal: the inner loop over
                key blocks with the online softmax in base 2, Q K^T and P V on
                tensor cores; one (batch, head) and BM query rows per program,
@@ -853,3 +856,28 @@ def quant(q, scale, x, f8, warps):
     n = x.shape[1]
     quant_kernel[(x.shape[0],)](q, scale, x, n, x.stride(0), q.stride(0), LIM=448.0 if f8 else 127.0, F8=f8,
                                 BLOCK=triton.next_power_of_2(n), num_warps=warps)
+
+
+@triton.jit
+def math_kernel(o_ptr, x_ptr, y_ptr, n, F: tl.constexpr, BLOCK: tl.constexpr):
+    """o = f(x) or f(x, y): F 0 log1p, 1 expm1, 2 pow(x, y), 3 atan, 4 atan2(x, y) (libdevice's)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if F == 0:
+        r = tl.extra.cuda.libdevice.log1p(x)
+    elif F == 1:
+        r = tl.extra.cuda.libdevice.expm1(x)
+    elif F == 2:
+        r = tl.extra.cuda.libdevice.pow(x, tl.load(y_ptr + offs, mask=m))
+    elif F == 3:
+        r = tl.extra.cuda.libdevice.atan(x)
+    else:
+        r = tl.extra.cuda.libdevice.atan2(x, tl.load(y_ptr + offs, mask=m))
+    tl.store(o_ptr + offs, r, mask=m)
+
+
+def elementwise_math(o, x, y, f, warps):
+    """o, x, y f32 vectors of one length (y unused for the one-argument functions)."""
+    n = x.numel()
+    math_kernel[(triton.cdiv(n, 1024),)](o, x, y, n, F=f, BLOCK=1024, num_warps=warps)

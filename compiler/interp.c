@@ -219,6 +219,7 @@ static double fbinary(int code, int e, double a, double b)
 		case OP_MUL: return a * b;
 		case OP_DIV: return a / b;
 		case OP_POW: return pow(a, b);
+		case OP_ATAN2: return atan2(a, b);
 		default: return fmod(a, b);
 		}
 	}
@@ -229,6 +230,7 @@ static double fbinary(int code, int e, double a, double b)
 	case OP_MUL: r = x * y; break;
 	case OP_DIV: r = x / y; break;
 	case OP_POW: r = (float)pow(x, y); break; /* in double, rounded once, as the GPU's */
+	case OP_ATAN2: r = (float)atan2(x, y); break; /* in double, rounded once */
 	default: r = fmodf(x, y); break;
 	}
 	return round_to(e, r);
@@ -357,6 +359,7 @@ static double fmath(int code, int e, double x)
 	case OP_CEIL: r = ceilf(y); break;
 	case OP_LOG1P: r = log1pf(y); break;
 	case OP_EXPM1: r = expm1f(y); break;
+	case OP_ATAN: r = (float)atan(y); break;
 	case OP_TRUNC: r = truncf(y); break;
 	case OP_RINT: r = rintf(y); break;
 	case OP_ROUND: r = roundf(y); break;

@@ -225,7 +225,9 @@ bool op_elem_ok(Opcode code, ElemKind e)
 	case OP_ERF:
 	case OP_LOG1P:
 	case OP_EXPM1:
-	case OP_POW: return e != TY_F64;
+	case OP_ATAN:
+	case OP_POW:
+	case OP_ATAN2: return e != TY_F64;
 	case OP_PHILOX: return e == TY_I32;
 	case OP_DOT:
 		return (elem_is_float(e) && e != TY_F64) || elem_is_f8(e) || (elem_is_int(e) && e != TY_I1 && e != TY_I64);

@@ -864,29 +864,40 @@ static Rv sigmoid(L *l, Node *call)
 }
 
 /*
- * pow(x, y): x^y on floats, broadcasting, as C's pow (special values
- * included); computed in f32 (integers: pow(2, 3), as in Triton) and
- * rounded to the operands' type.
+ * pow(x, y): x^y, and atan2(y, x): the angle of the point (x, y), on
+ * floats, broadcasting, as C's (special values included); computed in f32
+ * (integers: pow(2, 3), as in Triton) and rounded to the operands' type.
  */
-static Rv pow_call(L *l, Node *call)
+static Rv binary_math(L *l, Node *call, Opcode code)
 {
-	static const char *const names[] = {"x", "y", NULL};
-	Args a = args_of(l, call, names, 2);
+	static const char *const xy[] = {"x", "y", NULL}, *const yx[] = {"y", "x", NULL};
+	const char *name = call->name;
+	Args a = args_of(l, call, code == OP_POW ? xy : yx, 2);
 	Rv x = expr(l, a.a[0]), y = expr(l, a.a[1]);
 	Type tx = ty(l, x.v), ty_ = ty(l, y.v);
-	no_f8(l, a.a[0]->loc, "pow", tx);
-	no_f8(l, a.a[1]->loc, "pow", ty_);
+	no_f8(l, a.a[0]->loc, name, tx);
+	no_f8(l, a.a[1]->loc, name, ty_);
 	if (tx.elem == TY_PTR || ty_.elem == TY_PTR || tx.elem == TY_I1 || ty_.elem == TY_I1)
-		error_at(l->d, call->loc, "'pow' needs numbers, got %s and %s", tstr(l, tx), tstr(l, ty_));
+		error_at(l->d, call->loc, "'%s' needs numbers, got %s and %s", name, tstr(l, tx), tstr(l, ty_));
 	ElemKind e = promote(tx, x.weak, ty_, y.weak);
 	if (e == TY_F64)
-		error_at(l->d, call->loc, "'pow' of f64 is not supported (the GPU has no f64 pow); cast to f32");
+		error_at(l->d, call->loc, "'%s' of f64 is not supported (the GPU has no f64 %s); cast to f32", name, name);
 	/* in f32, f16 and bf16 too: pow(h, 2049) must not round its exponent to 2048 first */
 	unify(l, call->loc, &x, &y, TY_F32);
 	l->b.loc = call->loc;
 	ValId ops[2] = {x.v, y.v};
-	ValId r = emit(l, OP_POW, ty(l, x.v), ops, 2);
+	ValId r = emit(l, code, ty(l, x.v), ops, 2);
 	return rv(elem_is_float(e) && e != TY_F32 ? cast_to(l, r, e) : r, x.weak && y.weak);
+}
+
+static Rv pow_call(L *l, Node *call)
+{
+	return binary_math(l, call, OP_POW);
+}
+
+static Rv atan2_call(L *l, Node *call)
+{
+	return binary_math(l, call, OP_ATAN2);
 }
 
 /* isnan, isinf, isfinite: an i1 of x's shape; x != x, |x| == inf, |x| < inf */
@@ -2221,7 +2232,7 @@ static const struct {
 	{"exp", OP_EXP}, {"exp2", OP_EXP2}, {"log", OP_LOG}, {"log2", OP_LOG2}, {"sqrt", OP_SQRT},
 	{"rsqrt", OP_RSQRT}, {"abs", OP_ABS}, {"sin", OP_SIN}, {"cos", OP_COS}, {"tanh", OP_TANH},
 	{"erf", OP_ERF}, {"floor", OP_FLOOR}, {"ceil", OP_CEIL}, {"log1p", OP_LOG1P}, {"expm1", OP_EXPM1},
-	{"trunc", OP_TRUNC}, {"rint", OP_RINT}, {"round", OP_ROUND}, {"sqrt_rn", OP_SQRT},
+	{"atan", OP_ATAN}, {"trunc", OP_TRUNC}, {"rint", OP_RINT}, {"round", OP_ROUND}, {"sqrt_rn", OP_SQRT},
 };
 
 /* ---- random numbers ---- */
@@ -2567,7 +2578,7 @@ static const struct {
 } builtins[] = {
 	{"load", load}, {"atomic_cas", atomic_cas}, {"dot", dot}, {"xor_sum", xor_sum}, {"sigmoid", sigmoid},
 	{"clamp", clamp}, {"fma", fma_call}, {"where", where}, {"umulhi", umulhi}, {"pow", pow_call},
-	{"isnan", classify}, {"isinf", classify}, {"isfinite", classify}, {"softmax", softmax},
+	{"atan2", atan2_call}, {"isnan", classify}, {"isinf", classify}, {"isfinite", classify}, {"softmax", softmax},
 	{"static_assert", static_assert_call}, {"reshape", reshape}, {"ravel", ravel}, {"broadcast_to", broadcast_call},
 	{"expand_dims", expand_dims}, {"cat", cat}, {"flip", flip}, {"permute", permute}, {"gather", gather},
 	{"histogram", histogram}, {"device_print", device_print}, {"device_assert", device_assert},

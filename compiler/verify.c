@@ -141,7 +141,8 @@ static const char *check_eltwise(Func *f, Op *op)
 		return "arithmetic on a pointer";
 	if (elem_is_f8(e))
 		return "arithmetic on f8 values (a storage type: cast them first)";
-	if (((op->code >= OP_EXP && op->code <= OP_ROUND) || op->code == OP_FMA || op->code == OP_POW) && !elem_is_float(e))
+	if (((op->code >= OP_EXP && op->code <= OP_ROUND) || op->code == OP_FMA || op->code == OP_POW || op->code == OP_ATAN2) &&
+	    !elem_is_float(e))
 		return "needs a float operand";
 	if (!op_elem_ok(op->code, e))
 		return unsupported(f, op, e);

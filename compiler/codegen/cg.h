@@ -194,6 +194,8 @@ LLVMValueRef cg_erf(Cg *c, LLVMValueRef x);
 LLVMValueRef cg_log1p(Cg *c, LLVMValueRef x);
 LLVMValueRef cg_expm1(Cg *c, LLVMValueRef x);
 LLVMValueRef cg_pow(Cg *c, LLVMValueRef x, LLVMValueRef y);
+LLVMValueRef cg_atan(Cg *c, LLVMValueRef x);
+LLVMValueRef cg_atan2(Cg *c, LLVMValueRef y, LLVMValueRef x); /* the angle of (x, y) */
 
 void cg_load(Cg *c, Op *op);
 void cg_store(Cg *c, Op *op);

@@ -8,7 +8,7 @@
  * below 2^-126 are 0, in the interpreter too), log(x) =
  * lg2.approx(x) * ln 2, sqrt is sqrt.rn (IEEE), rsqrt is rsqrt.approx,
  * division is div.full.f32 (div_rn: IEEE fdiv); sin, cos, tanh and erf are tilec's own (cg_math.c),
- * log1p, expm1 and pow too; floor, ceil, trunc, rint exact (cvt.rmi,
+ * log1p, expm1, pow, atan and atan2 too; floor, ceil, trunc, rint exact (cvt.rmi,
  * cvt.rpi, cvt.rzi, cvt.rni), round as LLVM expands it, fma one fma.rn.  f16 and bf16 are computed in f32 and rounded back
  * after every op (cvt.rn), which is what the interpreter does; for + - * /
  * this equals native half arithmetic since f32 holds twice the bits plus two.
@@ -136,6 +136,7 @@ static LLVMValueRef float_unary(Cg *c, Opcode code, LLVMValueRef x)
 	case OP_ROUND: return intrinsic1(c, "round", x);
 	case OP_LOG1P: return cg_log1p(c, x);
 	case OP_EXPM1: return cg_expm1(c, x);
+	case OP_ATAN: return cg_atan(c, x);
 	case OP_SIN: return cg_sin_cos(c, x, false);
 	case OP_COS: return cg_sin_cos(c, x, true);
 	case OP_TANH: return cg_tanh(c, x);
@@ -182,6 +183,7 @@ static LLVMValueRef float_binary(Cg *c, Opcode code, LLVMValueRef a, LLVMValueRe
 	case OP_DIV: return LLVMBuildFDiv(c->b, a, b, "");
 	case OP_REM: return cg_fmod(c, a, b);
 	case OP_POW: return cg_pow(c, a, b);
+	case OP_ATAN2: return cg_atan2(c, a, b);
 	case OP_MAX: return intrinsic2(c, "maximum", a, b);
 	case OP_MIN: return intrinsic2(c, "minimum", a, b);
 	default: die("codegen: '%s' on floats", op_info[code].text);

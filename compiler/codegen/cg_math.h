@@ -1,9 +1,9 @@
 /*
- * cg_math.h: the constants of cg_math.c's sin, cos, tanh, erf, log1p, expm1 and pow, shared
- * with tests/unit/math_model_test.c, which checks them, and f64 fmod's
- * step, shared with tests/unit/fmod_model_test.c.  Polynomial
- * coefficients come lowest degree first, fitted for relative error
- * (minimax) and rounded to f32.
+ * cg_math.h: the constants of cg_math.c's sin, cos, tanh, erf, log1p,
+ * expm1, pow, atan and atan2, shared with tests/unit/math_model_test.c,
+ * which checks them, and f64 fmod's step, shared with
+ * tests/unit/fmod_model_test.c.  Polynomial coefficients come lowest
+ * degree first, fitted for relative error (minimax) and rounded to f32.
  */
 #ifndef TILEC_CG_MATH_H
 #define TILEC_CG_MATH_H
@@ -70,6 +70,22 @@ static const double pow_exp2_p[] = {0x1p+0, 0x1.62e42fefa08dcp-1, 0x1.ebfbdff823
                                     0x1.c6b08d7a950ddp-5, 0x1.3b2ab717fb0d1p-7, 0x1.5d87ebe422ecp-10,
                                     0x1.4308acc66eafbp-13, 0x1.fffd7531377a6p-17, 0x1.63d0ec3a1b2e1p-20,
                                     0x1.89c474b72b812p-24};
+/* atan, atan2: k pi/4 + atan(r), |r| <= 1/2 after one division; atan(r) = r + r t P(t), t = r^2,
+ * P of degree 5 (relative error 2^-31.7); pi/4 = ATAN_PIO4_HI + ATAN_PIO4_LO, HI of 22 bits so k HI
+ * is exact for k = 0 .. 4; bitcast(ATAN_RCP_K - bits(h)) is 1/h within 5.1% (the division's
+ * correction); atan rounds to ATAN_PIO2 from ATAN_HUGE on; atan2 scales both operands by ATAN2_DOWN
+ * where the larger is >= ATAN2_BIG, else by ATAN2_UP, and drops the correction where t < ATAN2_TINY
+ * (scripts/math/atan) */
+static const float atan_p[] = {-0x1.555552p-2f, 0x1.999744p-3f, -0x1.245030p-3f, 0x1.c07268p-4f, -0x1.480d40p-4f, 0x1.3fd554p-5f};
+#define ATAN_PIO4_HI 0x1.921fb8p-1
+#define ATAN_PIO4_LO -0x1.5dde98p-24
+#define ATAN_PIO2 0x1.921fb6p+0
+#define ATAN_HUGE 0x1p+26
+#define ATAN_RCP_K 0x7ef311c2
+#define ATAN2_BIG 0x1p+64
+#define ATAN2_DOWN 0x1p-32
+#define ATAN2_UP 0x1p+60
+#define ATAN2_TINY 0x1p-60
 /* f64 fmod: bits of the exponent difference per step, mx = (mx << s) urem my with mx < 2^53 */
 #define FMOD64_STEP 11
 

@@ -195,7 +195,9 @@ static void test_maths(int opt, float *o, uint16_t *oh)
  * log1p and expm1 as libm's f32 ones, pow as its double one rounded to
  * f32, pow's special values as C's; isnan, isinf, isfinite; fdiv,
  * sqrt_rn; softmax of a 2 x 4 tile along each axis (each column and each
- * row sums to 1); pow of an f16 to an odd power past f16's integers.
+ * row sums to 1); atan and atan2 at their special values, of integers, and
+ * by keyword (atan2(x = 1, y = -1)); pow of an f16 to an odd power past
+ * f16's integers.
  */
 static const char *maths2 =
 	"kernel maths2(o: *f32, ob: *i32, f: f32) {\n"
@@ -224,15 +226,26 @@ static const char *maths2 =
 	"    store(o + 17 + r, softmax(x));\n"
 	"    store(o + 25 + r, softmax(x, dim = 1));\n"
 	"    store(o + 33 + r, softmax(cast(x, f16), 1, ieee_rounding = true));\n"
-	"    store(o + 41, cast(pow(cast(-f, f16), 2049), f32));\n"
+	"    store(o + 41, atan(f));\n"
+	"    store(o + 42, atan(inf * f));\n"
+	"    store(o + 43, atan2(f * 0.0, -1.0));\n"
+	"    store(o + 44, atan2(f * -0.0, -1.0));\n"
+	"    store(o + 45, atan2(f, 0.0));\n"
+	"    store(o + 46, atan2(-inf * f, inf));\n"
+	"    store(o + 47, atan2(f, f));\n"
+	"    store(o + 48, atan2(3, 4));\n"
+	"    store(o + 49, atan2(x = f, y = -f));\n"
+	"    store(o + 50, cast(pow(cast(-f, f16), 2049), f32));\n"
 	"}\n";
 
 static void test_maths2(int opt, float *o, int32_t *ob)
 {
 	float want[] = {-2, -2, -3, 3, 4, 1, 0, log1pf(1e-5f), expm1f(-1e-5f), 1024, -8, NAN, 1, INFINITY};
-	ref_poison_f32(o, 42);
+	float want_atan[] = {(float)atan(1.0), 0x1.921fb6p+0f, 0x1.921fb6p+1f, -0x1.921fb6p+1f, 0x1.921fb6p+0f,
+	                     -0x1.921fb6p-1f, 0x1.921fb6p-1f, (float)atan2(3.0, 4.0), -0x1.921fb6p-1f, -1.0f};
+	ref_poison_f32(o, 51);
 	ref_poison_bytes(ob, 4 * 4);
-	KArg k[] = {kbuf(o, 42 * 4), kbuf(ob, 4 * 4), kfloat(1.0)};
+	KArg k[] = {kbuf(o, 51 * 4), kbuf(ob, 4 * 4), kfloat(1.0)};
 	if (!CHECKF(run_text("maths2.tile", maths2, NULL, NULL, 0, opt, k, 3, 1, 1, 1) == 0, "maths2: %s", run_error))
 		return;
 	for (int i = 0; i < 14; i++)
@@ -257,8 +270,9 @@ static void test_maths2(int opt, float *o, int32_t *ob)
 			       "maths2 (opt %d): softmax dim 1 row %d element %d is %g and %g, want %g", opt, i, j,
 			       (double)o[25 + 4 * i + j], (double)o[33 + 4 * i + j], want1);
 		}
-	/* pow(-1 in f16, 2049): the exponent stays odd (computed in f32) */
-	CHECKF(o[41] == -1.0f, "maths2 (opt %d): pow of an f16 to 2049 stored %a, want -1", opt, (double)o[41]);
+	for (int i = 0; i < 10; i++) /* and pow(-1 in f16, 2049): the exponent stays odd (computed in f32) */
+		CHECKF(memcmp(&o[41 + i], &want_atan[i], 4) == 0, "maths2 (opt %d): line %d stored %a, want %a", opt,
+		       i, (double)o[41 + i], (double)want_atan[i]);
 }
 
 /*
@@ -1424,7 +1438,7 @@ int main(void)
 	float oatf[2][128], oscf[2][144];
 	int32_t osc[2][256];
 	uint16_t omh[2][2];
-	float om2[2][42];
+	float om2[2][51];
 	int32_t om2b[2][4];
 	int32_t olp[2][12];
 	float olf[2][32];

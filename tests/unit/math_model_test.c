@@ -1,7 +1,6 @@
 /*
  * math_model_test.c: the steps of cg_math.c's sin, cos, tanh, erf, log1p,
- * expm1 and pow, done
- * in C on the host with the constants the code generator uses
+ * expm1, pow, atan and atan2, done in C on the host with the constants the code generator uses
  * (codegen/cg_math.h), against libm's double functions, in ulps of the f32
  * result.  ex2.approx is modelled as exp2f flushed below 2^-126 and
  * rcp.approx as 1/x (the GPU's are within 2^-22 and 1 ulp of them);
@@ -389,6 +388,117 @@ static void check_pow(void)
 	}
 }
 
+/*
+ * atan and atan2: scripts/math/atan/README.md's step lists (cg_math.c's
+ * cg_atan, cg_atan2), with cg_math.h's constants.
+ */
+static float model_atan(float x)
+{
+	float a = fabsf(x);
+	int mid = a > 0.5f, big = a > 2.0f;
+	float am1 = a - 1.0f, ap1 = a + 1.0f, dl0 = a - (ap1 - 1.0f);
+	float num = big ? -1.0f : mid ? am1 : a, den = big ? a : mid ? ap1 : 1.0f, dl = big ? 0.0f : mid ? dl0 : 0.0f;
+	float r = num / den, t = r * r, p = horner(t, atan_p, NELEM(atan_p)), rt = r * t;
+	float e = fmaf(-r, dl, fmaf(-r, den, num)), h = fmaf(r, num, den);
+	float d = e * fbits((uint32_t)ATAN_RCP_K - bits(h));
+	float k = big ? 2.0f : mid ? 1.0f : 0.0f, C = k * (float)ATAN_PIO4_HI, s = C + r, err = (C - s) + r;
+	float res = s + fmaf(rt, p, fmaf(k, (float)ATAN_PIO4_LO, err) + d);
+	return copysignf(a >= (float)ATAN_HUGE ? (float)ATAN_PIO2 : res, x);
+}
+
+static float model_atan2(float y, float x)
+{
+	float ax = fabsf(x), ay = fabsf(y);
+	int sw = ay > ax;
+	float mx = sw ? ay : ax, mn = sw ? ax : ay, S = mx >= (float)ATAN2_BIG ? (float)ATAN2_DOWN : (float)ATAN2_UP;
+	float mxs = mx * S, mns = mn * S, dn = mns - mxs;
+	int mid = !((mns + dn) <= 0.0f);
+	float sx = copysignf(1.0f, x), num = (mid ? dn : mns) * (sx * (sw ? -1.0f : 1.0f));
+	float sm = mxs + mns, dl0 = mns - (sm - mxs), den = mid ? sm : mxs, dl = mid ? dl0 : 0.0f;
+	float r0 = num / den, r = isnan(r0) ? 0.0f : r0, t = r * r, p = horner(t, atan_p, NELEM(atan_p)), rt = r * t;
+	float e = fmaf(-r, dl, fmaf(-r, den, num)), h = fmaf(r, num, den);
+	float d = t < (float)ATAN2_TINY ? 0.0f : e * fbits((uint32_t)ATAN_RCP_K - bits(h));
+	float k = fmaf(sx, mid ? -1.0f : sw ? 0.0f : -2.0f, 2.0f), C = k * (float)ATAN_PIO4_HI, s = C + r;
+	float err = (C - s) + r, res = s + fmaf(rt, p, fmaf(k, (float)ATAN_PIO4_LO, err) + d);
+	return copysignf(isnan(x) || isnan(y) ? NAN : res, y);
+}
+
+/* ulps of the f32 result; a wrong zero, infinity or NaN is infinitely wrong */
+static double atan_ulps(float got, double want)
+{
+	if (isnan(want) || want == 0 || isinf(got))
+		return bits(got) == bits((float)want) || (isnan(want) && isnan(got)) ? 0 : INFINITY;
+	return ulps(got, want);
+}
+
+static void check_atan(void)
+{
+	/* every 251st f32 of both signs: the README's run of all 2^32 gives 0.6844 */
+	double worst = 0;
+	float wx = 0;
+	for (uint32_t u = 0; u < 0x7f800000u; u += 251) {
+		float x = fbits(u), v[2] = {x, -x};
+		for (int i = 0; i < 2; i++) {
+			double e = fabsf(x) <= 0x1p-12f ? (bits(model_atan(v[i])) == bits(v[i]) ? 0 : INFINITY)
+			                                : atan_ulps(model_atan(v[i]), atan((double)v[i]));
+			if (!(e <= worst))
+				worst = e, wx = v[i];
+		}
+	}
+	printf("atan: at most %.4f ulp (at %a)\n", worst, (double)wx);
+	CHECKF(worst <= 0.6844, "atan(%a): %.4f ulp, more than scripts/math/atan's 0.6844", (double)wx, worst);
+	CHECK(bits(model_atan(-0.0f)) == bits(-0.0f) && isnan(model_atan(NAN)) && isnan(model_atan(-NAN)));
+	CHECK(model_atan(INFINITY) == 0x1.921fb6p+0f && model_atan(-INFINITY) == -0x1.921fb6p+0f);
+	CHECK(model_atan(1.0f) == 0x1.921fb6p-1f && model_atan(-1.0f) == -0x1.921fb6p-1f);
+
+	/* atan2: random bits, nearby magnitudes (the middle reduction), y = x u; the largest found is 0.7014 */
+	worst = 0;
+	float wy = 0;
+	/* the two worst found: on the H100 over 2^30 pairs (scripts/math/gpu_sweep.py), in the C model over 6e9 */
+	static const float hard[][2] = {{-0x1.1fe246p-62f, 0x1.28a75ep-61f}, {-0x1.afa01ep-114f, 0x1.b0fc4ap-113f}};
+	for (int i = 0; i < NELEM(hard); i++) {
+		double e = atan_ulps(model_atan2(hard[i][0], hard[i][1]), atan2((double)hard[i][0], (double)hard[i][1]));
+		if (!(e <= worst))
+			worst = e, wy = hard[i][0], wx = hard[i][1];
+	}
+	for (int i = 0; i < 3000000; i++) {
+		uint32_t a = (uint32_t)pow_next() % 0x7f800000u, b = (uint32_t)pow_next() % 0x7f800000u;
+		if (i % 3 == 1) {
+			int64_t m = (int64_t)a + (int64_t)(pow_next() % (1u << 25)) - (1 << 24);
+			b = (uint32_t)(m < 0 ? 0 : m > 0x7f7fffff ? 0x7f7fffff : m);
+		}
+		float y = fbits(a | (uint32_t)(pow_next() & 1) << 31), x = fbits(b | (uint32_t)(pow_next() & 1) << 31);
+		if (i % 3 == 2)
+			y = (float)((double)x * exp2(-40.0 * (double)(pow_next() >> 11) * 0x1p-53));
+		if (i % 6 == 5) {
+			float tmp = x;
+			x = y, y = tmp;
+		}
+		double e = atan_ulps(model_atan2(y, x), atan2((double)y, (double)x));
+		if (!(e <= worst))
+			worst = e, wy = y, wx = x;
+	}
+	printf("atan2: at most %.4f ulp (at %a, %a)\n", worst, (double)wy, (double)wx);
+	CHECKF(worst <= 0.7015, "atan2(%a, %a): %.5f ulp, more than 0.7015 (the largest found)", (double)wy, (double)wx,
+	       worst);
+	/* every pair where an operand is 0, infinite or NaN: as C99 says (the double atan2 rounded), and the rest
+	 * of the table within 0.57 ulp */
+	static const float sv[] = {0.0f, 0x1p-149f, 0x1.fffffcp-127f, 0x1p-126f, 0x1p-12f, 1.0f, 0x1.fffffep-1f,
+	                           0x1.000002p0f, 0x1.921fb6p+0f, 0x1p+64f, 0x1.fffffep+63f, 0x1p+126f, FLT_MAX,
+	                           INFINITY, NAN};
+	for (int i = 0; i < 2 * NELEM(sv); i++)
+		for (int j = 0; j < 2 * NELEM(sv); j++) {
+			float y = i % 2 ? -sv[i / 2] : sv[i / 2], x = j % 2 ? -sv[j / 2] : sv[j / 2], got = model_atan2(y, x);
+			double want = atan2((double)y, (double)x);
+			if (!isfinite(x) || !isfinite(y) || x == 0 || y == 0)
+				CHECKF(isnan(want) ? isnan(got) : bits(got) == bits((float)want), "atan2(%a, %a) = %a, want %a",
+				       (double)y, (double)x, (double)got, want);
+			else
+				CHECKF(atan_ulps(got, want) <= 0.5682, "atan2(%a, %a) = %a, want %a", (double)y, (double)x,
+				       (double)got, want);
+		}
+}
+
 int main(void)
 {
 	static const char *const names[] = {"sin", "cos", "tanh", "erf"};
@@ -428,5 +538,6 @@ int main(void)
 	CHECK(model(3, INFINITY) == 1.0f && model(3, -INFINITY) == -1.0f);
 	check_log1p_expm1();
 	check_pow();
+	check_atan();
 	return check_summary("math_model");
 }

@@ -20,53 +20,13 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tanh_erf'))
 import mpmath as mp  # noqa: E402
-from remez import Problem, f32, fmt, max_err, remez  # noqa: E402
+from remez import Problem, arr, bits, f32, fmt, nb, round_greedy  # noqa: E402
 
 mp.mp.dps = 40
 NL = int(sys.argv[1]) if len(sys.argv) > 1 else 8
 NE = int(sys.argv[2]) if len(sys.argv) > 2 else 4
 N = 1200
 LN2 = mp.log(2)
-
-
-def bits(v):
-    return struct.unpack('<I', struct.pack('<f', v))[0]
-
-
-def fromb(b):
-    return struct.unpack('<f', struct.pack('<I', b))[0]
-
-
-def nb(v, d):
-    """the f32 d steps from v (v != 0, same sign region)"""
-    b = bits(v)
-    return fromb(b + d if v > 0 else b - d)
-
-
-def round_greedy(P, deg, tries=(0, 1, -1, 2, -2)):
-    fixed = {}
-    free = list(range(deg + 1))
-    full, E = remez(P, free)
-    exact = E
-    for d in range(deg + 1):
-        free.remove(d)
-        best = None
-        for step in tries:
-            v = mp.mpf(nb(f32(full[d]), step))
-            fx = dict(fixed)
-            fx[d] = v
-            if free:
-                cand, _ = remez(P, free, fx)
-            else:
-                cand = [fx[i] for i in range(deg + 1)]
-            e = max_err(P, cand)  # measured, not the fitter's claim
-            if best is None or e < best[0]:
-                best = (e, v, cand)
-        fixed[d] = best[1]
-        full = best[2]
-    c = [f32(full[i]) for i in range(deg + 1)]
-    assert all(mp.mpf(c[i]) == fixed[i] for i in range(deg + 1))
-    return c, max_err(P, [mp.mpf(v) for v in c]), exact
 
 
 # ---- log1p ----
@@ -135,14 +95,6 @@ assert mp.expm1(XMIN) + 1 < mp.mpf(2) ** -25
 
 def hx(v):
     return fmt(v)[1][:-1]  # the hex literal, no f suffix
-
-
-def arr(name, c):
-    body = ', '.join(fmt(v)[1] for v in c)
-    for v in c:
-        d, h = fmt(v)
-        assert float.fromhex(h[:-1]) == v and f32(float(d[:-1])) == v
-    return 'static const float %s[] = {%s};' % (name, body)
 
 
 print('/* log1p: 1 + x = 2^k (m + c 2^-k), m in [2/3, 4/3) (its bits less LOG1P_M0 shifted right by 23 are k),')

@@ -141,6 +141,50 @@ def greedy_round(P, deg, order=None, verbose=True):
     return [f32(v) for v in full], E
 
 
+def bits(v):
+    """the f32 v's bit pattern"""
+    return struct.unpack('<I', struct.pack('<f', v))[0]
+
+
+def fromb(b):
+    return struct.unpack('<f', struct.pack('<I', b))[0]
+
+
+def nb(v, d):
+    """the f32 d steps from v (v != 0, same sign region)"""
+    b = bits(v)
+    return fromb(b + d if v > 0 else b - d)
+
+
+def round_greedy(P, deg, tries=(0, 1, -1, 2, -2)):
+    """Round the coefficients lowest first, trying the nearest f32 and its neighbours (tries, in steps)
+    for each, refitting the rest each time, and keeping the choice whose measured error is smallest.
+    Returns the f32 coefficients, their measured error and the unrounded minimax error."""
+    fixed = {}
+    free = list(range(deg + 1))
+    full, E = remez(P, free)
+    exact = E
+    for d in range(deg + 1):
+        free.remove(d)
+        best = None
+        for step in tries:
+            v = mp.mpf(nb(f32(full[d]), step))
+            fx = dict(fixed)
+            fx[d] = v
+            if free:
+                cand, _ = remez(P, free, fx)
+            else:
+                cand = [fx[i] for i in range(deg + 1)]
+            e = max_err(P, cand)  # measured, not the fitter's claim
+            if best is None or e < best[0]:
+                best = (e, v, cand)
+        fixed[d] = best[1]
+        full = best[2]
+    c = [f32(full[i]) for i in range(deg + 1)]
+    assert all(mp.mpf(c[i]) == fixed[i] for i in range(deg + 1))
+    return c, max_err(P, [mp.mpf(v) for v in c]), exact
+
+
 def fmt(c):
     """C literal with 9 significant digits + exact hex float."""
     s9 = '%.8e' % c  # 9 significant digits
@@ -156,3 +200,12 @@ def fmt(c):
         assert all(ch == '0' for ch in h[4:].split('p')[0][6:])
         hx = '%s0x1.%sp%sf' % (sign, mant, exp)
     return s9 + 'f', hx
+
+
+def arr(name, c):
+    """the C array of the f32 values c, in hex (each checked to read back as itself)"""
+    body = ', '.join(fmt(v)[1] for v in c)
+    for v in c:
+        d, h = fmt(v)
+        assert float.fromhex(h[:-1]) == v and f32(float(d[:-1])) == v
+    return 'static const float %s[] = {%s};' % (name, body)
