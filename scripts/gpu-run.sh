@@ -1,35 +1,39 @@
 #!/usr/bin/env bash
-# gpu-run.sh: every GPU check, in one call on the GPU machine, from the repo
-# root with build-bundle/bundle/ present (`make device-bundle` makes it here).
+# gpu-run.sh: every GPU check and benchmark, on the GPU machine, from the repo
+# root with build-bundle/bundle/ present (`make device-bundle` makes it here),
+# in three parts that each fit one 10-minute device call:
 #
-#   OUT=/some/dir scripts/gpu-run.sh      # OUT unset: gpu-out/
+#   OUT=/some/dir scripts/gpu-run.sh [PART...]    # OUT unset: gpu-out/
 #
-# Steps, each with its own time cap, all run even after one fails:
-#   gpu_test   bundle/gpu_test: every example against a float64 reference,
-#              compiled for the device (sm_90a on an H100: wgmma), then again
-#              for sm_90 (ldmatrix + mma.sync everywhere; no 10^8 cases); then
-#              400 random kernels (tests/diff/gen.py, seed 1) through
-#              bundle/diff_test on the GPU and in the interpreter, both arches
-#   sanitizer  compute-sanitizer memcheck over gpu_test --no-large --no-interp
-#              (gpu_test has no --quick; those two flags drop the 10^8 cases
-#              and the CPU interpreter, which memcheck does not need), then
-#              racecheck over every kernel that uses shared memory
-#   ptxas      bundle/tilec --emit=ptx for each example kernel, ptxas -v on it:
-#              registers, stack frame, spills per kernel
-#   bench      python3 bench/bench.py (tilec vs Triton vs torch/cuBLAS, matmul
-#              last; about 40 s of matmul on an H100), then bench/linear_i8.py
-#              (the int8 linear layer vs Triton and cuBLAS int8), bench/linear_f8.py
-#              (the fp8 linear layer vs Triton and cuBLASLt fp8, three sizes) and
-#              bench/attention.py, plain and causal, and
-#              bench/attention_backward.py (vs Triton and torch SDPA) and
-#              bench/layernorm_backward.py, bench/softmax_persistent.py and
-#              bench/rope.py (both forms), bench/dropout.py, bench/cumsum.py, bench/linear_scan.py, bench/sort.py and bench/quant.py, i8 and f8 (vs Triton
-#              and torch; all into bench.log)
-# Writes into $OUT: gpu_test.log sanitizer.log ptxas.log bench.log bench.json
-# bench.png bench_matmul.png ptx.tar.gz (8 files, the most the device returns).
-# Prints a summary last.  Exit status 1 if any step failed.  The run stays
-# under BUDGET (530 s, under 9 minutes): a step's cap is cut to what is left of
-# it, and a step never starts past it.
+# PART is tests, bench or more; none: all three, one after the other.
+#   tests   gpu_test: bundle/gpu_test, every example against a float64
+#           reference, compiled for the device (sm_90a on an H100: wgmma), then
+#           again for sm_90 (ldmatrix + mma.sync everywhere; no 10^8 cases);
+#           then 400 random kernels (tests/diff/gen.py, seed 1) through
+#           bundle/diff_test on the GPU and in the interpreter, both arches;
+#           tests/gpu/debug_check.py
+#           sanitizer: compute-sanitizer memcheck over gpu_test --no-large
+#           --no-interp (those two flags drop the 10^8 cases and the CPU
+#           interpreter, which memcheck does not need), then racecheck over
+#           every kernel that uses shared memory
+#           ptxas: bundle/tilec --emit=ptx for each example kernel, ptxas -v
+#           on it: registers, stack frame, spills per kernel
+#   bench   python3 bench/bench.py (tilec vs Triton vs torch/cuBLAS, matmul
+#           last; about 40 s of matmul on an H100), bench/linear_i8.py (the int8
+#           linear layer vs Triton and cuBLAS int8) and bench/linear_f8.py (the
+#           fp8 linear layer vs Triton and cuBLASLt fp8)
+#   more    bench/attention.py, plain and causal, bench/attention_backward.py,
+#           bench/layernorm_backward.py, bench/softmax_persistent.py,
+#           bench/rope.py (both forms), bench/dropout.py, bench/cumsum.py,
+#           bench/linear_scan.py, bench/sort.py, bench/quant.py (i8 and f8),
+#           bench/ragged.py (softmax and layer norm), bench/mathfuncs.py and
+#           bench/ptx_load.py (vs Triton and torch; into bench-more.log)
+# Writes into $OUT: gpu_test.log sanitizer.log ptxas.log ptx.tar.gz (tests),
+# bench.log bench.json bench.png bench_matmul.png (bench), bench-more.log
+# (more): 9 files, so fetch a part's files after its call (the device returns
+# 8 at most).  Prints a summary last.  Exit status 1 if any step failed.  Each
+# part stays under BUDGET (530 s, under 9 minutes): a step's cap is cut to
+# what is left of it, and a step never starts past it.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 export PYTHONUNBUFFERED=1
@@ -39,7 +43,7 @@ BUNDLE=${BUNDLE:-build-bundle/bundle}
 case $BUNDLE in /*) ;; *) BUNDLE=$PWD/$BUNDLE ;; esac
 export TILEC_LIB=${TILEC_LIB:-$BUNDLE/libtilec.so}
 export TILEC_EXAMPLES=$PWD/dsl_examples
-BUDGET=${BUDGET:-530}   # seconds for the whole run
+BUDGET=${BUDGET:-530}   # seconds for each part
 PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 SANITIZER=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 export OUT BUNDLE PTXAS
@@ -50,9 +54,9 @@ summary=()
 step() {
 	local name=$1 cap=$2 left rc
 	shift 2
-	left=$((BUDGET - SECONDS))
+	left=$((BUDGET - (SECONDS - part_start)))
 	if [ "$left" -lt 10 ]; then
-		echo "=== $name: skipped, the run's ${BUDGET}s budget is spent" | tee -a "$OUT/$name.log"
+		echo "=== $name: skipped, the part's ${BUDGET}s budget is spent" | tee -a "$OUT/$name.log"
 		failed+=("$name(no time)")
 		return
 	fi
@@ -161,19 +165,15 @@ ptxas_all() {
 	return $rc
 }
 
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && parts=(tests bench more)
+for part in "${parts[@]}"; do
+	case $part in tests | bench | more) ;; *) echo "gpu-run: unknown part '$part' (tests, bench, more)"; exit 2 ;; esac
+done
 gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -4)
 echo "=== GPU: $gpu"
 echo "=== bundle: $BUNDLE: $(cd "$BUNDLE" 2>&1 && echo ./*)"
-rm -f "$OUT"/gpu_test.log "$OUT"/sanitizer.log "$OUT"/ptxas.log "$OUT"/bench.log
-echo "GPU: $gpu" > "$OUT/gpu_test.log"
 
-step gpu_test 430 bash -c 'set -o pipefail; "$0" --examples dsl_examples && echo "=== again for sm_90" &&
-	"$0" --examples dsl_examples --arch sm_90 --no-large --no-interp &&
-	echo "=== random kernels: tests/diff/gen.py --count 400 --seed 1, diff_test" && d=$(mktemp -d) &&
-	python3 tests/diff/gen.py "$d" --count 400 --seed 1 > /dev/null &&
-	"$1" --require-gpu "$d" | grep -v "^PASS" && "$1" --require-gpu --arch sm_90 "$d" | grep -v "^PASS"' \
-	"$BUNDLE/gpu_test" "$BUNDLE/diff_test"
-step gpu_test 30 python3 tests/gpu/debug_check.py
 # memcheck over every case; racecheck (shared-memory hazards: the barriers
 # codegen leaves out where accesses touch other bytes, copies of replicated
 # elements) over every kernel that uses shared memory, for both targets
@@ -189,37 +189,67 @@ sanitize() {
 	"$SANITIZER" --tool racecheck --error-exitcode 9 "$BUNDLE/gpu_test" --no-large --no-interp \
 		--examples dsl_examples --arch sm_90 --only "$only"
 }
-export -f sanitize
+export -f sanitize ptxas_all
 export SANITIZER
-step sanitizer 200 bash -c sanitize
-export -f ptxas_all
-step ptxas 40 bash -c ptxas_all
-step bench 330 python3 bench/bench.py
-step bench 150 python3 bench/linear_i8.py 4096 4096 4096 3
-step bench 150 python3 bench/linear_f8.py 4096 4096 4096 3
-step bench 120 python3 bench/attention.py 32 4096 64 3
-step bench 100 python3 bench/attention.py 32 4096 64 3 causal
-step bench 120 python3 bench/attention_backward.py 32 4096 64 3
-step bench 90 python3 bench/layernorm_backward.py
-step bench 90 python3 bench/softmax_persistent.py
-step bench 100 python3 bench/rope.py
-step bench 80 python3 bench/rope.py interleaved
-step bench 90 python3 bench/dropout.py
-step bench 60 python3 bench/cumsum.py
-step bench 60 python3 bench/linear_scan.py
-step bench 120 python3 bench/sort.py
-step bench 60 python3 bench/quant.py
-step bench 60 python3 bench/quant.py f8
 
-summary+=("GPU: $gpu")
-summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")
-summary+=("diff_test: $(grep -E '^diff_test: [0-9]+ passed' "$OUT/gpu_test.log" | cut -d' ' -f2-7 | tr '\n' ' ')")
-summary+=("sanitizer: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed, [0-9]+ failed' "$OUT/sanitizer.log" | tr '\n' ' ')")
+part_tests() {
+	rm -f "$OUT"/gpu_test.log "$OUT"/sanitizer.log "$OUT"/ptxas.log
+	echo "GPU: $gpu" > "$OUT/gpu_test.log"
+	step gpu_test 430 bash -c 'set -o pipefail; "$0" --examples dsl_examples && echo "=== again for sm_90" &&
+		"$0" --examples dsl_examples --arch sm_90 --no-large --no-interp &&
+		echo "=== random kernels: tests/diff/gen.py --count 400 --seed 1, diff_test" && d=$(mktemp -d) &&
+		python3 tests/diff/gen.py "$d" --count 400 --seed 1 > /dev/null &&
+		"$1" --require-gpu "$d" | grep -v "^PASS" && "$1" --require-gpu --arch sm_90 "$d" | grep -v "^PASS"' \
+		"$BUNDLE/gpu_test" "$BUNDLE/diff_test"
+	step gpu_test 30 python3 tests/gpu/debug_check.py
+	step sanitizer 200 bash -c sanitize
+	step ptxas 40 bash -c ptxas_all
+	summary+=("gpu_test: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/gpu_test.log" | tr '\n' ' ')")
+	summary+=("diff_test: $(grep -E '^diff_test: [0-9]+ passed' "$OUT/gpu_test.log" | cut -d' ' -f2-7 | tr '\n' ' ')")
+	summary+=("sanitizer: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed, [0-9]+ failed' "$OUT/sanitizer.log" | tr '\n' ' ')")
+}
+
+part_bench() {
+	rm -f "$OUT"/bench.log
+	step bench 330 python3 bench/bench.py
+	step bench 150 python3 bench/linear_i8.py 4096 4096 4096 3
+	step bench 150 python3 bench/linear_f8.py 4096 4096 4096 3
+}
+
+part_more() {
+	rm -f "$OUT"/bench-more.log
+	step bench-more 120 python3 bench/attention.py 32 4096 64 3
+	step bench-more 100 python3 bench/attention.py 32 4096 64 3 causal
+	step bench-more 120 python3 bench/attention_backward.py 32 4096 64 3
+	step bench-more 90 python3 bench/layernorm_backward.py
+	step bench-more 90 python3 bench/softmax_persistent.py
+	step bench-more 100 python3 bench/rope.py
+	step bench-more 80 python3 bench/rope.py interleaved
+	step bench-more 90 python3 bench/dropout.py
+	step bench-more 60 python3 bench/cumsum.py
+	step bench-more 60 python3 bench/linear_scan.py
+	step bench-more 120 python3 bench/sort.py
+	step bench-more 60 python3 bench/quant.py
+	step bench-more 60 python3 bench/quant.py f8
+	step bench-more 90 python3 bench/ragged.py
+	step bench-more 90 python3 bench/ragged.py layernorm
+	step bench-more 90 python3 bench/mathfuncs.py
+	step bench-more 40 env CUDA_CACHE_DISABLE=1 python3 bench/ptx_load.py
+}
+
+for part in "${parts[@]}"; do
+	part_start=$SECONDS
+	echo "=== part $part"
+	"part_$part"
+done
+
 echo
-echo "================ summary ($SECONDS s) ================"
+echo "================ summary (${parts[*]}: $SECONDS s) ================"
+echo "GPU: $gpu"
 printf '%s\n' "${summary[@]}"
-grep -A20 '^ptxas -arch' "$OUT/ptxas.log" 2>/dev/null
-sed -n '/^cold compile/,$p' "$OUT/bench.log" 2>/dev/null
+case " ${parts[*]} " in *" tests "*) grep -A60 '^ptxas -arch' "$OUT/ptxas.log" 2>/dev/null ;; esac
+case " ${parts[*]} " in *" bench "*) sed -n '/^cold compile/,$p' "$OUT/bench.log" 2>/dev/null ;; esac
+case " ${parts[*]} " in *" more "*) grep -E '^ratios|^=== bench-more|tilec/triton' "$OUT/bench-more.log" 2>/dev/null ;; esac
 if [ ${#failed[@]} -ne 0 ]; then
 	echo "gpu-run: FAILED steps: ${failed[*]}"
 	exit 1
