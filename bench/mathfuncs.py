@@ -58,7 +58,7 @@ class Problem:
         self.draw()
 
     def draw(self):
-        n, u = self.n, lambda lo, hi: torch.empty(self.n, device="cuda").uniform_(lo, hi)
+        u = lambda lo, hi: torch.empty(self.n, device="cuda").uniform_(lo, hi)  # noqa: E731
         self.y = u(-8, 8)
         if self.name == "log1p":
             self.x = u(-1, 4)
@@ -75,7 +75,6 @@ class Problem:
         args = (self.x.double(), self.y.double()) if self.name in BINARY else (self.x.double(),)
         self.ref = TORCH[self.name](*args)
         torch.cuda.synchronize()
-        assert n == self.x.numel()
 
     def check(self, label, fn, out=None):
         self.o.fill_(float("nan"))

@@ -357,22 +357,21 @@ static LLVMValueRef horner64(Cg *c, LLVMValueRef t, const double *k, int n)
 	return p;
 }
 
-/* steps 1-21: x^y for x > 0 and y finite; with `special`, step 12 too (log2 0 = -inf, log2 inf = inf) */
-static LLVMValueRef pow_steps(Cg *c, LLVMValueRef x, LLVMValueRef y, bool special)
+/* steps 1-11: log2|x| (finite garbage for x = 0, inf or NaN: step 12 and the selects fix those) */
+static LLVMValueRef pow_log2(Cg *c, LLVMValueRef ax)
 {
 	LLVMTypeRef d = LLVMDoubleTypeInContext(c->ctx);
-	/* log2|x| */
-	LLVMValueRef ax = call1(c, "llvm.fabs.f32", x);
 	LLVMValueRef ix = LLVMBuildBitCast(c->b, LLVMBuildFPExt(c->b, ax, d, ""), c->i64, "");
 	LLVMValueRef k = LLVMBuildAShr(c->b, LLVMBuildSub(c->b, ix, i64c(c, POW_SPLIT_BITS), ""), i64c(c, 52), "");
 	LLVMValueRef m = LLVMBuildBitCast(c->b, LLVMBuildSub(c->b, ix, LLVMBuildShl(c->b, k, i64c(c, 52), ""), ""), d, "");
 	LLVMValueRef f = LLVMBuildFSub(c->b, m, f64c(c, 1), "");
-	LLVMValueRef L = fma3(c, f, horner64(c, f, pow_log2_p, NELEM(pow_log2_p)), LLVMBuildSIToFP(c->b, k, d, ""));
-	if (special) {
-		L = sel(c, fcmp(c, LLVMRealOEQ, ax, fc(c, 0)), f64c(c, -INFINITY), L);
-		L = sel(c, fcmp(c, LLVMRealOEQ, ax, fc(c, INFINITY)), f64c(c, INFINITY), L);
-	}
-	/* 2^z */
+	return fma3(c, f, horner64(c, f, pow_log2_p, NELEM(pow_log2_p)), LLVMBuildSIToFP(c->b, k, d, ""));
+}
+
+/* steps 13-21: 2^(y L) rounded to f32 */
+static LLVMValueRef pow_exp2(Cg *c, LLVMValueRef y, LLVMValueRef L)
+{
+	LLVMTypeRef d = LLVMDoubleTypeInContext(c->ctx);
 	LLVMValueRef z = LLVMBuildFMul(c->b, LLVMBuildFPExt(c->b, y, d, ""), L, "");
 	z = sel(c, fcmp(c, LLVMRealOLT, z, f64c(c, POW_ZCLAMP)), z, f64c(c, POW_ZCLAMP));
 	z = sel(c, fcmp(c, LLVMRealOGT, z, f64c(c, -POW_ZCLAMP)), z, f64c(c, -POW_ZCLAMP));
@@ -384,11 +383,13 @@ static LLVMValueRef pow_steps(Cg *c, LLVMValueRef x, LLVMValueRef y, bool specia
 	return LLVMBuildFPTrunc(c->b, LLVMBuildFMul(c->b, p, s, ""), c->f32, "");
 }
 
-/* all 29 steps: any x and y */
-static LLVMValueRef pow_any(Cg *c, LLVMValueRef x, LLVMValueRef y)
+/* steps 12-29 from step 11's L: any x and y */
+static LLVMValueRef pow_special(Cg *c, LLVMValueRef x, LLVMValueRef y, LLVMValueRef ax, LLVMValueRef L)
 {
-	LLVMValueRef inf = fc(c, INFINITY), ax = call1(c, "llvm.fabs.f32", x);
-	LLVMValueRef a = pow_steps(c, x, y, true);
+	LLVMValueRef inf = fc(c, INFINITY);
+	L = sel(c, fcmp(c, LLVMRealOEQ, ax, fc(c, 0)), f64c(c, -INFINITY), L);
+	L = sel(c, fcmp(c, LLVMRealOEQ, ax, inf), f64c(c, INFINITY), L);
+	LLVMValueRef a = pow_exp2(c, y, L);
 	/* y's parity: an integer, an odd one (every |y| >= 2^24 and inf count as even) */
 	LLVMValueRef yint = fcmp(c, LLVMRealOEQ, call1(c, "llvm.trunc.f32", y), y);
 	LLVMValueRef h = mul(c, y, fc(c, 0.5));
@@ -409,27 +410,27 @@ static LLVMValueRef pow_any(Cg *c, LLVMValueRef x, LLVMValueRef y)
  * x > 0 finite with y finite, most lanes, takes steps 1-11 and 13-21
  * alone: there step 12 and the selects of 22-29 change nothing (a
  * positive result keeps its sign, no NaN, and y = 0 or x = 1 give z = 0,
- * 2^0 = 1).  The other lanes branch to all 29 steps.  The results are
- * those of the step list either way; the branch saves a third of the
- * instructions of a pow on the common path.
+ * 2^0 = 1).  The other lanes branch to steps 12-29, from the same log2.
+ * The results are those of the step list either way; the branch saves a
+ * third of the instructions of a pow on the common path.
  */
 LLVMValueRef cg_pow(Cg *c, LLVMValueRef x, LLVMValueRef y)
 {
-	LLVMValueRef inf = fc(c, INFINITY);
+	LLVMValueRef inf = fc(c, INFINITY), ax = call1(c, "llvm.fabs.f32", x);
 	LLVMValueRef plain = LLVMBuildAnd(c->b, fcmp(c, LLVMRealOGT, x, fc(c, 0)), fcmp(c, LLVMRealOLT, x, inf), "");
 	plain = LLVMBuildAnd(c->b, plain, fcmp(c, LLVMRealOLT, call1(c, "llvm.fabs.f32", y), inf), "");
-	LLVMValueRef fast = pow_steps(c, x, y, false);
+	LLVMValueRef L = pow_log2(c, ax), fast = pow_exp2(c, y, L);
 	LLVMBasicBlockRef from = LLVMGetInsertBlock(c->b);
-	LLVMBasicBlockRef any = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "pow.special");
+	LLVMBasicBlockRef special = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "pow.special");
 	LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "pow.join");
-	LLVMBuildCondBr(c->b, plain, join, any);
-	LLVMPositionBuilderAtEnd(c->b, any);
-	LLVMValueRef slow = pow_any(c, x, y);
-	LLVMBasicBlockRef any_end = LLVMGetInsertBlock(c->b);
+	LLVMBuildCondBr(c->b, plain, join, special);
+	LLVMPositionBuilderAtEnd(c->b, special);
+	LLVMValueRef slow = pow_special(c, x, y, ax, L);
+	LLVMBasicBlockRef special_end = LLVMGetInsertBlock(c->b);
 	LLVMBuildBr(c->b, join);
 	LLVMPositionBuilderAtEnd(c->b, join);
 	LLVMValueRef r = LLVMBuildPhi(c->b, c->f32, "");
-	LLVMAddIncoming(r, (LLVMValueRef[]){fast, slow}, (LLVMBasicBlockRef[]){from, any_end}, 2);
+	LLVMAddIncoming(r, (LLVMValueRef[]){fast, slow}, (LLVMBasicBlockRef[]){from, special_end}, 2);
 	return r;
 }
 
